@@ -1,0 +1,178 @@
+// Package app wires the server together: stores, workers and the HTTP layer.
+// main and the end-to-end tests both start the whole system through it.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/oklog/ulid/v2"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
+	"gorm.io/gorm"
+
+	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/config"
+	"github.com/seckill/seckill/internal/database"
+	"github.com/seckill/seckill/internal/httpapi"
+	"github.com/seckill/seckill/internal/keyspace"
+	"github.com/seckill/seckill/internal/order"
+	"github.com/seckill/seckill/internal/stock"
+	"github.com/seckill/seckill/internal/sync/stocksync"
+	"github.com/seckill/seckill/web"
+)
+
+// Options are the parts tests replace.
+type Options struct {
+	Now    func() time.Time // the clock that decides sale windows; time.Now if nil
+	Logger *slog.Logger     // slog.Default() if nil
+}
+
+// App is a running server's parts.
+type App struct {
+	cfg      config.Config
+	log      *slog.Logger
+	db       *gorm.DB
+	rdb      *redis.Client
+	keys     keyspace.Space
+	stock    *stock.Store
+	orders   *order.Store
+	syncer   *stocksync.Syncer
+	metrics  *httpapi.Metrics
+	server   *http.Server
+	listener net.Listener
+}
+
+// New connects to MySQL and Redis, migrates, loads the scripts, warms open
+// sales and listens on cfg.HTTPAddr (":0" picks a free port). Serving starts
+// with Run.
+func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
+	a := &App{cfg: cfg, log: cmpLogger(opts.Logger), keys: keyspace.New(cfg.RedisPrefix)}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	if err := a.connect(ctx); err != nil {
+		a.Close()
+		return nil, err
+	}
+	a.stock = stock.NewStore(a.rdb, a.keys)
+	a.orders = order.NewStore(a.db)
+	a.syncer = stocksync.New(a.db, a.stock, now, a.log)
+	if err := a.stock.LoadScripts(ctx); err != nil {
+		a.Close()
+		return nil, err
+	}
+	if err := a.syncer.WarmOpen(ctx); err != nil {
+		a.log.Warn("some sales could not be warmed; they warm on first purchase", "err", err)
+	}
+	a.metrics = httpapi.NewMetrics(a.streamLag)
+	if err := a.listen(now); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func cmpLogger(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.Default()
+	}
+	return l
+}
+
+func (a *App) connect(ctx context.Context) error {
+	db, err := database.Open(ctx, a.cfg.MySQLDSN) // creates the database if missing
+	if err != nil {
+		return err
+	}
+	a.db = db
+	if err := database.Migrate(a.cfg.MySQLDSN); err != nil {
+		return err
+	}
+	a.rdb = redis.NewClient(&redis.Options{Addr: a.cfg.RedisAddr, PoolSize: 64})
+	if err := a.rdb.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("connect redis %s: %w", a.cfg.RedisAddr, err)
+	}
+	return nil
+}
+
+func (a *App) listen(now func() time.Time) error {
+	gin.SetMode(gin.ReleaseMode)
+	engine := httpapi.New(httpapi.Deps{
+		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Syncer: a.syncer,
+		Tokens:     httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
+		AdminToken: a.cfg.AdminToken, DemoLogin: a.cfg.DemoLogin, Now: now,
+		NewOrderID: func() string { return ulid.Make().String() },
+		Ready:      a.ready, Metrics: a.metrics, Web: web.FS,
+	})
+	ln, err := net.Listen("tcp", a.cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", a.cfg.HTTPAddr, err)
+	}
+	a.listener = ln
+	a.server = &http.Server{Handler: engine, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 2 * time.Minute}
+	return nil
+}
+
+// Addr is the address the server listens on.
+func (a *App) Addr() string { return a.listener.Addr().String() }
+
+// Run serves HTTP and runs the persistence workers until ctx ends, then shuts
+// down gracefully: stop accepting, finish in-flight requests, let each worker
+// finish its batch. It closes the connections before returning.
+func (a *App) Run(ctx context.Context) error {
+	defer a.Close()
+	g, gctx := errgroup.WithContext(ctx)
+	workers, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWorkers()
+	g.Go(func() error {
+		if err := a.server.Serve(a.listener); !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("serve http: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		<-gctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownTimout)
+		defer cancel()
+		err := a.server.Shutdown(sctx)
+		stopWorkers() // after HTTP: requests in flight may still enqueue orders
+		return err
+	})
+	for i := range a.cfg.Workers {
+		p := order.NewPersister(a.rdb, a.keys, a.orders, a.stock, a.metrics, a.persisterConfig(i), a.log)
+		g.Go(func() error { return p.Run(workers) })
+	}
+	a.log.Info("serving", "addr", a.Addr(), "workers", a.cfg.Workers)
+	return g.Wait()
+}
+
+func (a *App) persisterConfig(i int) order.PersisterConfig {
+	host, _ := os.Hostname()
+	return order.PersisterConfig{
+		Consumer: host + "-" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(i),
+		Batch:    a.cfg.BatchSize, Block: time.Second,
+		ClaimIdle: a.cfg.ClaimIdle, ClaimEvery: max(a.cfg.ClaimIdle/2, 100*time.Millisecond),
+	}
+}
+
+// Close releases the connections; Run calls it.
+func (a *App) Close() {
+	if a.rdb != nil {
+		a.rdb.Close()
+	}
+	if a.db != nil {
+		if sqlDB, err := a.db.DB(); err == nil {
+			sqlDB.Close()
+		}
+	}
+}

@@ -1,0 +1,81 @@
+// Package catalog keeps the sales (items) in MySQL, the authority for stock.
+package catalog
+
+import (
+	"errors"
+	"time"
+)
+
+// Errors returned by the store.
+var (
+	ErrNotFound      = errors.New("catalog: item not found")
+	ErrStockConflict = errors.New("catalog: stock_total below what is already sold")
+)
+
+// Item is one sale as stored in MySQL. Stock is the authoritative available
+// stock: StockTotal minus every order persisted and still active.
+type Item struct {
+	ID           int64
+	Name         string
+	Description  string
+	PriceCents   int64
+	StockTotal   int
+	Stock        int
+	PerUserLimit int
+	StartsAt     time.Time
+	EndsAt       time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// Status values of a sale as shoppers see it.
+const (
+	StatusUpcoming = "upcoming"
+	StatusLive     = "live"
+	StatusSoldOut  = "sold_out"
+	StatusEnded    = "ended"
+)
+
+// Status says where the sale stands at now given stockLeft, the live stock
+// (Redis when warm). An ended sale is ended even if stock is left.
+func (it Item) Status(now time.Time, stockLeft int) string {
+	switch {
+	case !now.Before(it.EndsAt):
+		return StatusEnded
+	case now.Before(it.StartsAt):
+		return StatusUpcoming
+	case stockLeft <= 0:
+		return StatusSoldOut
+	default:
+		return StatusLive
+	}
+}
+
+// Patch lists the fields an admin changes; nil means unchanged.
+type Patch struct {
+	Name         *string
+	Description  *string
+	PriceCents   *int64
+	StockTotal   *int
+	PerUserLimit *int
+	StartsAt     *time.Time
+	EndsAt       *time.Time
+}
+
+// Apply returns it with the patch's fields set.
+func (p Patch) Apply(it Item) Item {
+	set(&it.Name, p.Name)
+	set(&it.Description, p.Description)
+	set(&it.PriceCents, p.PriceCents)
+	set(&it.StockTotal, p.StockTotal)
+	set(&it.PerUserLimit, p.PerUserLimit)
+	set(&it.StartsAt, p.StartsAt)
+	set(&it.EndsAt, p.EndsAt)
+	return it
+}
+
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}

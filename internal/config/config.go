@@ -1,0 +1,126 @@
+// Package config reads the server's settings from environment variables once,
+// at start-up, into a typed struct that main passes down explicitly.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Config is every setting the server takes. The README lists each variable.
+type Config struct {
+	HTTPAddr       string        // SECKILL_HTTP_ADDR
+	MySQLDSN       string        // SECKILL_MYSQL_DSN
+	RedisAddr      string        // SECKILL_REDIS_ADDR
+	RedisPrefix    string        // SECKILL_REDIS_PREFIX
+	AdminToken     string        // SECKILL_ADMIN_TOKEN
+	JWTSecret      string        // SECKILL_JWT_SECRET
+	DemoLogin      bool          // SECKILL_DEMO_LOGIN
+	SessionTTL     time.Duration // SECKILL_SESSION_TTL
+	Workers        int           // SECKILL_WORKERS
+	BatchSize      int           // SECKILL_BATCH_SIZE
+	ClaimIdle      time.Duration // SECKILL_CLAIM_IDLE
+	ShutdownTimout time.Duration // SECKILL_SHUTDOWN_TIMEOUT
+}
+
+// ErrInvalid is returned (wrapped) for a setting that is missing or malformed.
+var ErrInvalid = errors.New("config: invalid setting")
+
+// MinSecretLen is the shortest JWT secret accepted: HS256 keys shorter than
+// the hash output weaken the signature.
+const MinSecretLen = 32
+
+// Load reads the settings through getenv (os.Getenv in main, a map in tests).
+// It returns an error wrapping ErrInvalid naming the variable at fault.
+func Load(getenv func(string) string) (Config, error) {
+	r := reader{getenv: getenv}
+	c := Config{
+		HTTPAddr:       r.str("SECKILL_HTTP_ADDR", ":8080"),
+		MySQLDSN:       r.str("SECKILL_MYSQL_DSN", "seckill:seckill@tcp(127.0.0.1:3306)/seckill?parseTime=true&loc=UTC"),
+		RedisAddr:      r.str("SECKILL_REDIS_ADDR", "127.0.0.1:6379"),
+		RedisPrefix:    r.str("SECKILL_REDIS_PREFIX", "seckill"),
+		AdminToken:     r.str("SECKILL_ADMIN_TOKEN", ""),
+		JWTSecret:      r.str("SECKILL_JWT_SECRET", ""),
+		DemoLogin:      r.boolean("SECKILL_DEMO_LOGIN", true),
+		SessionTTL:     r.duration("SECKILL_SESSION_TTL", 24*time.Hour),
+		Workers:        r.integer("SECKILL_WORKERS", 2),
+		BatchSize:      r.integer("SECKILL_BATCH_SIZE", 500),
+		ClaimIdle:      r.duration("SECKILL_CLAIM_IDLE", 30*time.Second),
+		ShutdownTimout: r.duration("SECKILL_SHUTDOWN_TIMEOUT", 15*time.Second),
+	}
+	if r.err != nil {
+		return Config{}, r.err
+	}
+	return c, c.validate()
+}
+
+func (c Config) validate() error {
+	switch {
+	case c.AdminToken == "":
+		return fmt.Errorf("%w: SECKILL_ADMIN_TOKEN is required (make run generates a dev token)", ErrInvalid)
+	case len(c.AdminToken) < 16:
+		return fmt.Errorf("%w: SECKILL_ADMIN_TOKEN must be at least 16 characters", ErrInvalid)
+	case len(c.JWTSecret) < MinSecretLen:
+		return fmt.Errorf("%w: SECKILL_JWT_SECRET must be at least %d bytes", ErrInvalid, MinSecretLen)
+	case c.Workers < 1 || c.BatchSize < 1:
+		return fmt.Errorf("%w: SECKILL_WORKERS and SECKILL_BATCH_SIZE must be at least 1", ErrInvalid)
+	}
+	return nil
+}
+
+// reader keeps the first parse error so Load reads like a list of defaults.
+type reader struct {
+	getenv func(string) string
+	err    error
+}
+
+func (r *reader) str(name, def string) string {
+	if v := r.getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func (r *reader) fail(name, v string, err error) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: %s=%q: %v", ErrInvalid, name, v, err)
+	}
+}
+
+func (r *reader) boolean(name string, def bool) bool {
+	v := r.getenv(name)
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		r.fail(name, v, err)
+	}
+	return b
+}
+
+func (r *reader) integer(name string, def int) int {
+	v := r.getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		r.fail(name, v, err)
+	}
+	return n
+}
+
+func (r *reader) duration(name string, def time.Duration) time.Duration {
+	v := r.getenv(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		r.fail(name, v, err)
+	}
+	return d
+}

@@ -1,0 +1,101 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// SessionCookie carries the shopper's token for browsers.
+const SessionCookie = "seckill_session"
+
+var userIDPattern = regexp.MustCompile(`^[A-Za-z0-9_.@-]{1,64}$`)
+
+// Tokens mints and checks shoppers' HS256 JWTs; sub is the user id. A shop's
+// own login can mint the same tokens with the same secret.
+type Tokens struct {
+	secret []byte
+	ttl    time.Duration
+	now    func() time.Time
+}
+
+// NewTokens returns a minter/verifier with secret; tokens live for ttl.
+func NewTokens(secret string, ttl time.Duration, now func() time.Time) *Tokens {
+	return &Tokens{secret: []byte(secret), ttl: ttl, now: now}
+}
+
+// Issue returns a signed token for userID and its expiry.
+func (t *Tokens) Issue(userID string) (string, time.Time, error) {
+	now := t.now()
+	exp := now.Add(t.ttl).Truncate(time.Second)
+	claims := jwt.RegisteredClaims{Subject: userID, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(exp)}
+	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(t.secret)
+	return s, exp, err
+}
+
+var errBadToken = errors.New("invalid token")
+
+// Verify returns the user id of a valid token. The algorithm is pinned to
+// HS256 (no "none", no RS/HS confusion) and an expiry is required.
+func (t *Tokens) Verify(token string) (string, error) {
+	var claims jwt.RegisteredClaims
+	_, err := jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) { return t.secret, nil },
+		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
+		jwt.WithExpirationRequired(),
+		jwt.WithTimeFunc(t.now))
+	if err != nil {
+		return "", errBadToken
+	}
+	if !userIDPattern.MatchString(claims.Subject) {
+		return "", errBadToken
+	}
+	return claims.Subject, nil
+}
+
+const userKey = "seckill.user"
+
+// shopper requires a valid token from the Authorization header or, failing
+// that, the session cookie.
+func (s *Server) shopper(c *gin.Context) {
+	token := bearer(c.GetHeader("Authorization"))
+	if token == "" {
+		token, _ = c.Cookie(SessionCookie)
+	}
+	if token == "" {
+		writeError(c, apiErr(http.StatusUnauthorized, "unauthenticated", "sign in first: send Authorization: Bearer <token>"))
+		return
+	}
+	user, err := s.tokens.Verify(token)
+	if err != nil {
+		writeError(c, apiErr(http.StatusUnauthorized, "unauthenticated", "the token is invalid or expired; sign in again"))
+		return
+	}
+	c.Set(userKey, user)
+}
+
+func userOf(c *gin.Context) string { return c.GetString(userKey) }
+
+// admin requires the admin token, compared in constant time. Hashing both
+// sides first keeps the comparison constant-time in the length too.
+func (s *Server) admin(c *gin.Context) {
+	got := sha256.Sum256([]byte(bearer(c.GetHeader("Authorization"))))
+	if subtle.ConstantTimeCompare(got[:], s.adminDigest[:]) != 1 {
+		writeError(c, apiErr(http.StatusUnauthorized, "unauthenticated", "admin token required"))
+		return
+	}
+}
+
+func bearer(h string) string {
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
+}

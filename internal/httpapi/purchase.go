@@ -1,0 +1,107 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/seckill/seckill/internal/order"
+	"github.com/seckill/seckill/internal/stock"
+)
+
+type purchaseJSON struct {
+	OrderID  string `json:"order_id"`
+	ItemID   int64  `json:"item_id"`
+	UserID   string `json:"user_id"`
+	Quantity int    `json:"quantity"`
+	Status   string `json:"status"`
+}
+
+// purchase reserves stock with one script call. A replayed Idempotency-Key
+// answers what the first request got, marked Idempotent-Replayed.
+func (s *Server) purchase(c *gin.Context) {
+	start := time.Now()
+	req, err := s.purchaseRequest(c)
+	if err != nil {
+		s.Metrics.purchase(lookup(err).Code, start)
+		writeError(c, err)
+		return
+	}
+	res, err := s.reserve(c.Request.Context(), req)
+	if err != nil {
+		s.Metrics.purchase(lookup(err).Code, start)
+		writeError(c, err)
+		return
+	}
+	outcome := "reserved"
+	if res.Replayed {
+		outcome = "replayed"
+		c.Header("Idempotent-Replayed", "true")
+	}
+	s.Metrics.purchase(outcome, start)
+	c.JSON(http.StatusAccepted, purchaseJSON{OrderID: res.OrderID, ItemID: req.ItemID, UserID: req.UserID,
+		Quantity: res.Quantity, Status: order.StatusPending})
+}
+
+func (s *Server) purchaseRequest(c *gin.Context) (stock.Request, error) {
+	id, err := pathID(c, errItemNotFound)
+	if err != nil {
+		return stock.Request{}, err
+	}
+	var body struct {
+		Quantity *int `json:"quantity"`
+	}
+	if err := decode(c, &body, true); err != nil {
+		if ae, ok := err.(*Error); ok && ae.Field == "quantity" {
+			return stock.Request{}, errInvalidQuantity
+		}
+		return stock.Request{}, err
+	}
+	qty := 1
+	if body.Quantity != nil {
+		qty = *body.Quantity
+	}
+	if qty < 1 {
+		return stock.Request{}, errInvalidQuantity
+	}
+	key := c.GetHeader("Idempotency-Key")
+	if !validIdempotencyKey(key) {
+		return stock.Request{}, invalid("Idempotency-Key", "Idempotency-Key must be 1-128 visible ASCII characters")
+	}
+	return stock.Request{ItemID: id, UserID: userOf(c), Quantity: qty, OrderID: s.NewOrderID(),
+		IdempotencyKey: key, Now: s.Now()}, nil
+}
+
+var errInvalidQuantity = &Error{Status: http.StatusBadRequest, Code: "invalid_quantity",
+	Message: "quantity must be a whole number from 1 to the per-shopper limit", Field: "quantity"}
+
+func validIdempotencyKey(k string) bool {
+	if len(k) > 128 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x21 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// reserve runs the script; a sale Redis does not know yet (created on
+// another server, or Redis restarted) is warmed from MySQL once and retried.
+func (s *Server) reserve(ctx context.Context, req stock.Request) (stock.Reservation, error) {
+	res, err := s.Stock.Reserve(ctx, req)
+	if !errors.Is(err, stock.ErrNotWarmed) {
+		return res, err
+	}
+	if _, err := s.Catalog.Get(ctx, req.ItemID); err != nil {
+		return stock.Reservation{}, err
+	}
+	if err := s.Syncer.Warm(ctx, req.ItemID); err != nil {
+		return stock.Reservation{}, err
+	}
+	return s.Stock.Reserve(ctx, req)
+}

@@ -1,0 +1,109 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"io/fs"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/keyspace"
+	"github.com/seckill/seckill/internal/order"
+	"github.com/seckill/seckill/internal/stock"
+	"github.com/seckill/seckill/internal/sync/stocksync"
+)
+
+// Catalog is the MySQL side of sales the handlers need.
+type Catalog interface {
+	Create(ctx context.Context, it catalog.Item) (catalog.Item, error)
+	Get(ctx context.Context, id int64) (catalog.Item, error)
+	List(ctx context.Context) ([]catalog.Item, error)
+}
+
+// Stock is the Redis side of sales the handlers need.
+type Stock interface {
+	Reserve(ctx context.Context, r stock.Request) (stock.Reservation, error)
+	Levels(ctx context.Context, itemIDs []int64) (map[int64]int64, error)
+	BuyerOf(ctx context.Context, itemIDs []int64, userID string) (map[int64]keyspace.Buyer, error)
+	WarmItems(ctx context.Context) ([]int64, error)
+}
+
+// Orders reads persisted orders.
+type Orders interface {
+	Get(ctx context.Context, id string) (order.Order, error)
+	ListByUser(ctx context.Context, userID string) ([]order.Order, error)
+}
+
+// Syncer keeps Redis in step with MySQL.
+type Syncer interface {
+	Warm(ctx context.Context, itemID int64) error
+	Stats(ctx context.Context, itemID int64) (stocksync.Stats, error)
+	UpdateItem(ctx context.Context, id int64, p catalog.Patch) (catalog.Item, error)
+}
+
+// Deps is everything the server is built from.
+type Deps struct {
+	Catalog    Catalog
+	Stock      Stock
+	Orders     Orders
+	Syncer     Syncer
+	Tokens     *Tokens
+	AdminToken string
+	DemoLogin  bool
+	Now        func() time.Time
+	NewOrderID func() string
+	Ready      func(ctx context.Context) map[string]string // failing checks by name
+	Metrics    *Metrics
+	Web        fs.FS // the pages served at /
+}
+
+// Server holds the handlers.
+type Server struct {
+	Deps
+	tokens      *Tokens
+	adminDigest [32]byte
+}
+
+// New returns the Gin engine with every route.
+func New(d Deps) *gin.Engine {
+	s := &Server{Deps: d, tokens: d.Tokens, adminDigest: sha256.Sum256([]byte(d.AdminToken))}
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.Use(gin.CustomRecovery(func(c *gin.Context, _ any) { writeError(c, apiErr(500, "internal", "internal error")) }))
+	r.Use(d.Metrics.middleware, limitBody(1<<20))
+	r.NoRoute(func(c *gin.Context) { writeError(c, apiErr(http.StatusNotFound, "not_found", "no such route")) })
+	r.NoMethod(func(c *gin.Context) {
+		writeError(c, apiErr(http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed on this route"))
+	})
+
+	r.GET("/healthz", s.healthz)
+	r.GET("/readyz", s.readyz)
+	r.GET("/metrics", gin.WrapH(d.Metrics.Handler()))
+	r.StaticFileFS("/", "index.html", http.FS(d.Web))
+
+	v1 := r.Group("/api/v1")
+	v1.POST("/session", s.login)
+	v1.GET("/items", s.listItems)
+	v1.GET("/items/:id", s.getItem)
+
+	shop := v1.Group("", s.shopper)
+	shop.POST("/items/:id/purchase", s.purchase)
+	shop.GET("/orders", s.listOrders)
+	shop.GET("/orders/:id", s.getOrder)
+
+	adm := v1.Group("/admin", s.admin)
+	adm.POST("/items", s.createItem)
+	adm.PATCH("/items/:id", s.updateItem)
+	adm.POST("/items/:id/warm", s.warmItem)
+	adm.GET("/items/:id/stats", s.itemStats)
+	return r
+}
+
+func limitBody(n int64) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, n)
+	}
+}

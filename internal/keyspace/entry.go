@@ -1,0 +1,82 @@
+package keyspace
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Group is the consumer group of the persistence workers on every stream.
+const Group = "persisters"
+
+// ErrBadEntry is returned for a stream entry or buyer value that does not
+// parse: a bug or foreign data, never a shopper's mistake.
+var ErrBadEntry = errors.New("keyspace: malformed entry")
+
+// Entry is one reserved order as lua/reserve.lua appends it to an item's
+// stream (fields id, item, user, qty, idem, ts).
+type Entry struct {
+	StreamID       string // Redis stream entry id "ms-seq"
+	OrderID        string
+	ItemID         int64
+	UserID         string
+	Quantity       int
+	IdempotencyKey string
+	CreatedAt      time.Time
+}
+
+// ParseEntry decodes a stream entry's fields.
+func ParseEntry(streamID string, values map[string]any) (Entry, error) {
+	str := func(k string) string { s, _ := values[k].(string); return s }
+	e := Entry{StreamID: streamID, OrderID: str("id"), UserID: str("user"), IdempotencyKey: str("idem")}
+	item, err1 := strconv.ParseInt(str("item"), 10, 64)
+	qty, err2 := strconv.Atoi(str("qty"))
+	ts, err3 := strconv.ParseInt(str("ts"), 10, 64)
+	if err := errors.Join(err1, err2, err3); err != nil || e.OrderID == "" || e.UserID == "" {
+		return Entry{}, fmt.Errorf("%w: stream entry %s: %v", ErrBadEntry, streamID, values)
+	}
+	e.ItemID, e.Quantity, e.CreatedAt = item, qty, time.UnixMilli(ts).UTC()
+	return e, nil
+}
+
+// StreamPos splits a stream id "ms-seq" into its two numbers.
+func StreamPos(id string) (ms, seq uint64, err error) {
+	a, b, ok := strings.Cut(id, "-")
+	if !ok {
+		return 0, 0, fmt.Errorf("%w: stream id %q", ErrBadEntry, id)
+	}
+	ms, err1 := strconv.ParseUint(a, 10, 64)
+	seq, err2 := strconv.ParseUint(b, 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, 0, fmt.Errorf("%w: stream id %q", ErrBadEntry, id)
+	}
+	return ms, seq, nil
+}
+
+// Buyer is the value of an item's buyers hash: "orderID:quantity:createdMs".
+type Buyer struct {
+	OrderID   string
+	Quantity  int
+	CreatedAt time.Time
+}
+
+// String encodes b as the scripts store it.
+func (b Buyer) String() string {
+	return b.OrderID + ":" + strconv.Itoa(b.Quantity) + ":" + strconv.FormatInt(b.CreatedAt.UnixMilli(), 10)
+}
+
+// ParseBuyer decodes a buyers hash value.
+func ParseBuyer(v string) (Buyer, error) {
+	parts := strings.Split(v, ":")
+	if len(parts) != 3 {
+		return Buyer{}, fmt.Errorf("%w: buyer %q", ErrBadEntry, v)
+	}
+	qty, err1 := strconv.Atoi(parts[1])
+	ms, err2 := strconv.ParseInt(parts[2], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return Buyer{}, fmt.Errorf("%w: buyer %q", ErrBadEntry, v)
+	}
+	return Buyer{OrderID: parts[0], Quantity: qty, CreatedAt: time.UnixMilli(ms).UTC()}, nil
+}

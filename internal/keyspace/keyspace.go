@@ -1,0 +1,55 @@
+// Package keyspace names every Redis key the system uses. The stock package
+// writes these keys and the order package reads the streams, so the layout
+// lives in one small package both can import without importing each other.
+//
+// Every per-item key carries the hash tag {item:ID}, so all keys one Lua
+// script touches hash to the same Redis Cluster slot.
+package keyspace
+
+import "strconv"
+
+// Space builds keys under one prefix; tests give each test its own prefix.
+type Space struct{ prefix string }
+
+// New returns the key space for prefix (for example "seckill").
+func New(prefix string) Space { return Space{prefix: prefix} }
+
+// Prefix is the prefix every key starts with.
+func (s Space) Prefix() string { return s.prefix }
+
+// Item returns the keys of one sale.
+func (s Space) Item(id int64) Item {
+	return Item{base: s.prefix + ":{item:" + strconv.FormatInt(id, 10) + "}:"}
+}
+
+// Registry is the set of item ids that have been warmed; stream workers read
+// it to find the streams they must consume. It is never touched by a script,
+// so it may live in any slot.
+func (s Space) Registry() string { return s.prefix + ":items" }
+
+// Item is the key set of one sale.
+type Item struct{ base string }
+
+// Stock holds the available stock as an integer.
+func (k Item) Stock() string { return k.base + "stock" }
+
+// Meta is a hash with the sale window and per-user limit the reserve script
+// enforces: starts_ms, ends_ms, limit.
+func (k Item) Meta() string { return k.base + "meta" }
+
+// Buyers is a hash user id -> "orderID:quantity:createdMs" of active orders.
+func (k Item) Buyers() string { return k.base + "buyers" }
+
+// Idempotency is a hash "userID\nkey" -> the same value as Buyers.
+func (k Item) Idempotency() string { return k.base + "idem" }
+
+// Stream is the queue of reserved orders waiting to be written to MySQL.
+func (k Item) Stream() string { return k.base + "orders" }
+
+// DeadLetters records stream entries MySQL refused, with the reason.
+func (k Item) DeadLetters() string { return k.base + "dead" }
+
+// ReserveKeys is KEYS for lua/reserve.lua, in its order.
+func (k Item) ReserveKeys() []string {
+	return []string{k.Stock(), k.Meta(), k.Buyers(), k.Idempotency(), k.Stream()}
+}

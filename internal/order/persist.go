@@ -1,0 +1,193 @@
+package order
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/seckill/seckill/internal/keyspace"
+)
+
+// Rejection is a stream entry MySQL cannot accept. It only happens when Redis
+// has drifted from MySQL (the item is gone, MySQL has less stock, or the
+// shopper already holds another active order); the caller gives the stock back
+// in Redis and records the entry.
+type Rejection struct {
+	Entry  keyspace.Entry
+	Reason string
+}
+
+// Result says what a batch did with each entry.
+type Result struct {
+	Inserted  []keyspace.Entry // new rows
+	Duplicate []keyspace.Entry // already persisted: a redelivery
+	Rejected  []Rejection
+}
+
+// Persist writes a batch of stream entries in one transaction, with the
+// matching decrement of items.stock. It is idempotent by order id: entries
+// whose row exists are reported as Duplicate and change nothing. The item rows
+// are locked first (in id order, so batches cannot deadlock), which also
+// serialises two workers that were handed the same entry.
+func (s *Store) Persist(ctx context.Context, entries []keyspace.Entry) (Result, error) {
+	var res Result
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var err error
+		res, err = persistTx(tx, entries)
+		return err
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("persist %d orders: %w", len(entries), err)
+	}
+	return res, nil
+}
+
+type itemStock struct {
+	ID    int64
+	Stock int
+}
+
+func persistTx(tx *gorm.DB, entries []keyspace.Entry) (Result, error) {
+	stock, err := lockItems(tx, entries)
+	if err != nil {
+		return Result{}, err
+	}
+	existing, err := NewStore(tx).Existing(tx.Statement.Context, orderIDs(entries))
+	if err != nil {
+		return Result{}, err
+	}
+	holders, err := activeHolders(tx, entries)
+	if err != nil {
+		return Result{}, err
+	}
+	res, rows, taken := classify(entries, stock, existing, holders)
+	if len(rows) == 0 {
+		return res, nil
+	}
+	if err := tx.CreateInBatches(rows, 500).Error; err != nil {
+		return Result{}, fmt.Errorf("insert orders: %w", err)
+	}
+	for id, qty := range taken {
+		// The guard can only fail if something bypassed the row lock; then
+		// the whole batch rolls back rather than write a negative count.
+		r := tx.Exec("UPDATE items SET stock = stock - ? WHERE id = ? AND stock >= ?", qty, id, qty)
+		if r.Error != nil {
+			return Result{}, fmt.Errorf("take stock of item %d: %w", id, r.Error)
+		}
+		if r.RowsAffected != 1 {
+			return Result{}, fmt.Errorf("take %d stock of item %d: guard refused", qty, id)
+		}
+	}
+	return res, nil
+}
+
+func lockItems(tx *gorm.DB, entries []keyspace.Entry) (map[int64]int, error) {
+	ids := make([]int64, 0, 4)
+	for _, e := range entries {
+		ids = append(ids, e.ItemID)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	var rows []itemStock
+	err := tx.Table("items").Select("id, stock").Where("id IN ?", ids).Order("id").
+		Clauses(clause.Locking{Strength: "UPDATE"}).Find(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("lock items: %w", err)
+	}
+	stock := make(map[int64]int, len(rows))
+	for _, r := range rows {
+		stock[r.ID] = r.Stock
+	}
+	return stock, nil
+}
+
+type holderKey struct {
+	item int64
+	user string
+}
+
+// activeHolders returns the (item, user) pairs among entries that already
+// hold an active order, mapped to that order's id.
+func activeHolders(tx *gorm.DB, entries []keyspace.Entry) (map[holderKey]string, error) {
+	items, users := make([]int64, 0, 4), make([]string, 0, len(entries))
+	for _, e := range entries {
+		items, users = append(items, e.ItemID), append(users, e.UserID)
+	}
+	var rows []struct {
+		ID     string
+		ItemID int64
+		UserID string
+	}
+	err := tx.Table("orders").Select("id, item_id, user_id").
+		Where("item_id IN ? AND active_user_id IN ?", items, users).Find(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("find active orders: %w", err)
+	}
+	out := make(map[holderKey]string, len(rows))
+	for _, r := range rows {
+		out[holderKey{r.ItemID, r.UserID}] = r.ID
+	}
+	return out, nil
+}
+
+// classify decides each entry's fate and returns the rows to insert and the
+// stock they take per item.
+func classify(entries []keyspace.Entry, stock map[int64]int, existing map[string]bool,
+	holders map[holderKey]string) (Result, []row, map[int64]int) {
+	var res Result
+	var rows []row
+	taken := make(map[int64]int)
+	for _, e := range entries {
+		hk := holderKey{e.ItemID, e.UserID}
+		left, known := stock[e.ItemID]
+		switch {
+		case existing[e.OrderID]:
+			res.Duplicate = append(res.Duplicate, e)
+			continue
+		case !known:
+			res.Rejected = append(res.Rejected, Rejection{e, "item does not exist in MySQL"})
+			continue
+		case holders[hk] != "":
+			res.Rejected = append(res.Rejected, Rejection{e, "shopper already holds order " + holders[hk]})
+			continue
+		case left-taken[e.ItemID] < e.Quantity:
+			res.Rejected = append(res.Rejected, Rejection{e, "MySQL has not enough stock"})
+			continue
+		}
+		r, err := toRow(e)
+		if err != nil {
+			res.Rejected = append(res.Rejected, Rejection{e, err.Error()})
+			continue
+		}
+		existing[e.OrderID], holders[hk] = true, e.OrderID // later duplicates in this batch
+		taken[e.ItemID] += e.Quantity
+		rows = append(rows, r)
+		res.Inserted = append(res.Inserted, e)
+	}
+	return res, rows, taken
+}
+
+func toRow(e keyspace.Entry) (row, error) {
+	ms, seq, err := keyspace.StreamPos(e.StreamID)
+	if err != nil {
+		return row{}, err
+	}
+	r := row{ID: e.OrderID, ItemID: e.ItemID, UserID: e.UserID, Quantity: e.Quantity,
+		Status: StatusConfirmed, StreamMs: ms, StreamSeq: seq, CreatedAt: e.CreatedAt}
+	if e.IdempotencyKey != "" {
+		key := e.IdempotencyKey
+		r.IdempotencyKey = &key
+	}
+	return r, nil
+}
+
+func orderIDs(entries []keyspace.Entry) []string {
+	ids := make([]string, len(entries))
+	for i, e := range entries {
+		ids[i] = e.OrderID
+	}
+	return ids
+}

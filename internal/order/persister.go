@@ -1,0 +1,164 @@
+package order
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/seckill/seckill/internal/keyspace"
+)
+
+// Releaser gives a reservation's stock back in Redis (stock.Store does).
+type Releaser interface {
+	Release(ctx context.Context, itemID int64, userID, orderID string) (bool, error)
+}
+
+// Observer is told what each batch did (the metrics implement it).
+type Observer interface {
+	Persisted(n int)
+	Rejected(n int)
+}
+
+// PersisterConfig tunes a worker.
+type PersisterConfig struct {
+	Consumer   string        // unique per worker: host, pid and index
+	Batch      int           // entries per MySQL transaction
+	Block      time.Duration // how long one read waits for new entries
+	ClaimIdle  time.Duration // entries pending this long on another worker are taken over
+	ClaimEvery time.Duration // how often to look for such entries
+}
+
+// Persister is one worker of the consumer group: it reads reserved orders
+// from every item stream, writes them to MySQL in batches, then XACKs and
+// XDELs them. Entries another worker read but never acknowledged (it
+// crashed) are taken over with XAUTOCLAIM after ClaimIdle.
+type Persister struct {
+	rdb     redis.UniversalClient
+	keys    keyspace.Space
+	store   *Store
+	release Releaser
+	obs     Observer
+	cfg     PersisterConfig
+	log     *slog.Logger
+}
+
+// NewPersister returns a worker; obs may be nil.
+func NewPersister(rdb redis.UniversalClient, keys keyspace.Space, store *Store, rel Releaser,
+	obs Observer, cfg PersisterConfig, log *slog.Logger) *Persister {
+	if obs == nil {
+		obs = nopObserver{}
+	}
+	return &Persister{rdb: rdb, keys: keys, store: store, release: rel, obs: obs, cfg: cfg, log: log}
+}
+
+// Run consumes until ctx ends. A batch already read is finished (written and
+// acknowledged) even after ctx ends, so a graceful stop loses no work; it
+// returns nil then.
+func (p *Persister) Run(ctx context.Context) error {
+	var lastClaim time.Time
+	for ctx.Err() == nil {
+		streams, err := p.streams(ctx)
+		if err != nil || len(streams) == 0 {
+			p.pause(ctx, err)
+			continue
+		}
+		if time.Since(lastClaim) >= p.cfg.ClaimEvery {
+			lastClaim = time.Now()
+			p.reclaim(ctx, streams)
+		}
+		msgs, err := p.read(ctx, streams)
+		if err != nil {
+			p.pause(ctx, err)
+			continue
+		}
+		p.handle(ctx, msgs)
+	}
+	return nil
+}
+
+func (p *Persister) pause(ctx context.Context, err error) {
+	if err != nil && ctx.Err() == nil {
+		p.log.Warn("persister: read failed", "consumer", p.cfg.Consumer, "err", err)
+	}
+	wait(ctx, p.cfg.Block)
+}
+
+func (p *Persister) streams(ctx context.Context) ([]string, error) {
+	ids, err := p.rdb.SMembers(ctx, p.keys.Registry()).Result()
+	if err != nil {
+		return nil, fmt.Errorf("list streams: %w", err)
+	}
+	out := make([]string, 0, len(ids))
+	for _, s := range ids {
+		if id, err := strconv.ParseInt(s, 10, 64); err == nil {
+			out = append(out, p.keys.Item(id).Stream())
+		}
+	}
+	return out, nil
+}
+
+func (p *Persister) read(ctx context.Context, streams []string) ([]redis.XMessage, error) {
+	args := make([]string, 0, 2*len(streams))
+	args = append(args, streams...)
+	for range streams {
+		args = append(args, ">")
+	}
+	res, err := p.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
+		Group: keyspace.Group, Consumer: p.cfg.Consumer, Streams: args, Count: int64(p.cfg.Batch), Block: p.cfg.Block,
+	}).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read streams: %w", err)
+	}
+	var msgs []redis.XMessage
+	for _, s := range res {
+		msgs = append(msgs, s.Messages...)
+	}
+	return msgs, nil
+}
+
+// reclaim takes over entries left pending by a dead worker.
+func (p *Persister) reclaim(ctx context.Context, streams []string) {
+	for _, stream := range streams {
+		start := "0-0"
+		for ctx.Err() == nil {
+			msgs, next, err := p.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
+				Stream: stream, Group: keyspace.Group, Consumer: p.cfg.Consumer,
+				MinIdle: p.cfg.ClaimIdle, Start: start, Count: int64(p.cfg.Batch),
+			}).Result()
+			if err != nil {
+				p.log.Warn("persister: reclaim failed", "stream", stream, "err", err)
+				break
+			}
+			if len(msgs) > 0 {
+				p.log.Info("persister: reclaimed entries", "stream", stream, "n", len(msgs))
+				p.handle(ctx, msgs)
+			}
+			if next == "0-0" || next == "" {
+				break
+			}
+			start = next
+		}
+	}
+}
+
+func wait(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+type nopObserver struct{}
+
+func (nopObserver) Persisted(int) {}
+func (nopObserver) Rejected(int)  {}

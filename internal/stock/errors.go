@@ -1,0 +1,42 @@
+// Package stock is the Redis side of a sale: it warms stock from MySQL,
+// reserves it for shoppers with one atomic Lua script that also enqueues the
+// order, releases reservations, and reads live stock.
+package stock
+
+import (
+	"errors"
+
+	"github.com/seckill/seckill/internal/keyspace"
+)
+
+// Errors a reservation or stock change can end with.
+var (
+	ErrNotWarmed           = errors.New("stock: sale not warmed in redis")
+	ErrNotStarted          = errors.New("stock: sale not started")
+	ErrEnded               = errors.New("stock: sale ended")
+	ErrOverLimit           = errors.New("stock: quantity above the per-user limit")
+	ErrAlreadyPurchased    = errors.New("stock: shopper already holds an order for this item")
+	ErrSoldOut             = errors.New("stock: sold out")
+	ErrIdempotencyConflict = errors.New("stock: idempotency key reused with a different quantity")
+	ErrStockConflict       = errors.New("stock: change would take back stock already sold")
+	ErrBusy                = errors.New("stock: sale kept changing while warming; try again")
+)
+
+// AlreadyPurchasedError carries the order the shopper already holds. It
+// matches ErrAlreadyPurchased with errors.Is.
+type AlreadyPurchasedError struct{ Existing keyspace.Buyer }
+
+func (e *AlreadyPurchasedError) Error() string {
+	return ErrAlreadyPurchased.Error() + ": order " + e.Existing.OrderID
+}
+
+// Is makes errors.Is(err, ErrAlreadyPurchased) true.
+func (e *AlreadyPurchasedError) Is(target error) bool { return target == ErrAlreadyPurchased }
+
+// SoldOutError says how much stock was left when a quantity did not fit.
+type SoldOutError struct{ Left int64 }
+
+func (e *SoldOutError) Error() string { return ErrSoldOut.Error() }
+
+// Is makes errors.Is(err, ErrSoldOut) true.
+func (e *SoldOutError) Is(target error) bool { return target == ErrSoldOut }

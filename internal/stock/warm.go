@@ -1,0 +1,146 @@
+package stock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/seckill/seckill/internal/keyspace"
+)
+
+// State is what Redis should hold for a sale, computed from MySQL by a
+// LoadFunc.
+type State struct {
+	Stock        int64
+	StartsAt     time.Time
+	EndsAt       time.Time
+	PerUserLimit int
+	Buyers       map[string]keyspace.Buyer // user id -> active order
+	Idempotency  map[string]keyspace.Buyer // user id + "\n" + key -> order
+}
+
+// LoadFunc computes the state of a sale from MySQL, given the stream entries
+// still in Redis (orders that may not be in MySQL yet).
+type LoadFunc func(ctx context.Context, pending []keyspace.Entry) (State, error)
+
+const warmAttempts = 20
+
+// Warm writes the state load computes into Redis under WATCH/MULTI. The watch
+// covers every key a purchase or a persistence worker changes, so a purchase,
+// a persisted batch or another warm landing between our reads and our write
+// aborts the write and we start over: Redis is never left with a stale count.
+// It returns ErrBusy if the sale kept changing for every attempt.
+func (s *Store) Warm(ctx context.Context, itemID int64, load LoadFunc) error {
+	k := s.keys.Item(itemID)
+	if err := s.ensureGroup(ctx, k.Stream()); err != nil {
+		return err
+	}
+	watched := []string{k.Stock(), k.Meta(), k.Buyers(), k.Idempotency(), k.Stream()}
+	for attempt := 0; attempt < warmAttempts; attempt++ {
+		err := s.rdb.Watch(ctx, func(tx *redis.Tx) error { return s.warmOnce(ctx, tx, k, load) }, watched...)
+		if err == nil {
+			return s.register(ctx, itemID)
+		}
+		if !errors.Is(err, redis.TxFailedErr) {
+			return fmt.Errorf("warm item %d: %w", itemID, err)
+		}
+		if err := sleep(ctx, backoff(attempt)); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("warm item %d: %w", itemID, ErrBusy)
+}
+
+func (s *Store) warmOnce(ctx context.Context, tx *redis.Tx, k keyspace.Item, load LoadFunc) error {
+	pending, err := readStream(ctx, tx, k.Stream())
+	if err != nil {
+		return err
+	}
+	st, err := load(ctx, pending)
+	if err != nil {
+		return err
+	}
+	_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, k.Stock(), st.Stock, 0)
+		p.Del(ctx, k.Meta(), k.Buyers(), k.Idempotency())
+		p.HSet(ctx, k.Meta(), "starts_ms", st.StartsAt.UnixMilli(), "ends_ms", st.EndsAt.UnixMilli(), "limit", st.PerUserLimit)
+		if len(st.Buyers) > 0 {
+			p.HSet(ctx, k.Buyers(), flatten(st.Buyers))
+		}
+		if len(st.Idempotency) > 0 {
+			p.HSet(ctx, k.Idempotency(), flatten(st.Idempotency))
+		}
+		return nil
+	})
+	return err
+}
+
+// ensureGroup creates the stream and its consumer group if missing, so the
+// workers can read orders from the first purchase on.
+func (s *Store) ensureGroup(ctx context.Context, stream string) error {
+	err := s.rdb.XGroupCreateMkStream(ctx, stream, keyspace.Group, "0").Err()
+	if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
+		return fmt.Errorf("create consumer group on %s: %w", stream, err)
+	}
+	return nil
+}
+
+func (s *Store) register(ctx context.Context, itemID int64) error {
+	if err := s.rdb.SAdd(ctx, s.keys.Registry(), strconv.FormatInt(itemID, 10)).Err(); err != nil {
+		return fmt.Errorf("register item %d: %w", itemID, err)
+	}
+	return nil
+}
+
+// readStream returns every entry of stream, a page at a time.
+func readStream(ctx context.Context, c redis.Cmdable, stream string) ([]keyspace.Entry, error) {
+	var out []keyspace.Entry
+	start := "-"
+	for {
+		msgs, err := c.XRangeN(ctx, stream, start, "+", 1000).Result()
+		if err != nil {
+			return nil, fmt.Errorf("read stream %s: %w", stream, err)
+		}
+		for _, m := range msgs {
+			e, err := keyspace.ParseEntry(m.ID, m.Values)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e)
+		}
+		if len(msgs) < 1000 {
+			return out, nil
+		}
+		start = "(" + msgs[len(msgs)-1].ID
+	}
+}
+
+func flatten(m map[string]keyspace.Buyer) []any {
+	out := make([]any, 0, 2*len(m))
+	for field, b := range m {
+		out = append(out, field, b.String())
+	}
+	return out
+}
+
+func backoff(attempt int) time.Duration {
+	base := time.Duration(1+attempt) * 5 * time.Millisecond
+	return base + rand.N(base)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,140 @@
+// Package stocksync keeps Redis stock in step with MySQL, the authority: it
+// warms sales into Redis and checks the invariants between the two stores.
+//
+// It lives under internal/sync (the folder the project layout names) but is
+// not called "sync", so it never shadows the standard library's package.
+package stocksync
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/keyspace"
+	"github.com/seckill/seckill/internal/order"
+	"github.com/seckill/seckill/internal/stock"
+)
+
+// Syncer reads MySQL through consistent read-only transactions and writes
+// Redis through the stock store.
+type Syncer struct {
+	db    *gorm.DB
+	stock *stock.Store
+	now   func() time.Time
+	log   *slog.Logger
+}
+
+// New returns a syncer; now is the clock that decides which sales are open.
+func New(db *gorm.DB, st *stock.Store, now func() time.Time, log *slog.Logger) *Syncer {
+	return &Syncer{db: db, stock: st, now: now, log: log}
+}
+
+// snapshotRead runs fn in one read-only REPEATABLE READ transaction, so every
+// MySQL read it makes sees the same instant.
+func (s *Syncer) snapshotRead(ctx context.Context, fn func(*catalog.Store, *order.Store) error) error {
+	opts := &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return fn(catalog.NewStore(tx), order.NewStore(tx))
+	}, opts)
+}
+
+// Warm copies an item's stock, window, limit and buyers from MySQL into Redis.
+// Orders still in the stream and not yet in MySQL keep their stock and their
+// buyer, so warming mid-sale never hands out stock twice. It returns
+// catalog.ErrNotFound for an unknown item and stock.ErrBusy if purchases kept
+// racing it.
+func (s *Syncer) Warm(ctx context.Context, itemID int64) error {
+	return s.stock.Warm(ctx, itemID, func(ctx context.Context, pending []keyspace.Entry) (stock.State, error) {
+		var st stock.State
+		err := s.snapshotRead(ctx, func(items *catalog.Store, orders *order.Store) error {
+			var err error
+			st, err = load(ctx, items, orders, itemID, pending)
+			return err
+		})
+		return st, err
+	})
+}
+
+func load(ctx context.Context, items *catalog.Store, orders *order.Store, itemID int64,
+	pending []keyspace.Entry) (stock.State, error) {
+	it, err := items.Get(ctx, itemID)
+	if err != nil {
+		return stock.State{}, err
+	}
+	active, err := orders.Active(ctx, itemID)
+	if err != nil {
+		return stock.State{}, err
+	}
+	unpersisted, err := notPersisted(ctx, orders, pending)
+	if err != nil {
+		return stock.State{}, err
+	}
+	st := stock.State{Stock: int64(it.Stock), StartsAt: it.StartsAt, EndsAt: it.EndsAt, PerUserLimit: it.PerUserLimit,
+		Buyers: map[string]keyspace.Buyer{}, Idempotency: map[string]keyspace.Buyer{}}
+	for _, o := range active {
+		hold(&st, o.UserID, o.IdempotencyKey, keyspace.Buyer{OrderID: o.ID, Quantity: o.Quantity, CreatedAt: o.CreatedAt})
+	}
+	for _, e := range unpersisted {
+		st.Stock -= int64(e.Quantity)
+		hold(&st, e.UserID, e.IdempotencyKey, keyspace.Buyer{OrderID: e.OrderID, Quantity: e.Quantity, CreatedAt: e.CreatedAt})
+	}
+	// Below zero only if MySQL lost stock that Redis had already reserved:
+	// the persister will reject the excess orders; Redis must not go negative.
+	st.Stock = max(st.Stock, 0)
+	return st, nil
+}
+
+func hold(st *stock.State, user, idemKey string, b keyspace.Buyer) {
+	st.Buyers[user] = b
+	if idemKey != "" {
+		st.Idempotency[user+"\n"+idemKey] = b
+	}
+}
+
+// notPersisted returns the entries that have no row in MySQL yet.
+func notPersisted(ctx context.Context, orders *order.Store, entries []keyspace.Entry) ([]keyspace.Entry, error) {
+	ids := make([]string, len(entries))
+	for i, e := range entries {
+		ids[i] = e.OrderID
+	}
+	found, err := orders.Existing(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]keyspace.Entry, 0, len(entries))
+	for _, e := range entries {
+		if !found[e.OrderID] {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// WarmOpen warms every sale that has not ended; the server calls it at
+// start-up. It warms what it can and returns the first error.
+func (s *Syncer) WarmOpen(ctx context.Context) error {
+	var open []catalog.Item
+	err := s.snapshotRead(ctx, func(items *catalog.Store, _ *order.Store) error {
+		var err error
+		open, err = items.ListOpen(ctx, s.now())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("warm open sales: %w", err)
+	}
+	var first error
+	for _, it := range open {
+		if err := s.Warm(ctx, it.ID); err != nil {
+			s.log.Error("warm failed", "item_id", it.ID, "err", err)
+			first = cmp.Or(first, err)
+		}
+	}
+	s.log.Info("warmed open sales", "n", len(open))
+	return first
+}

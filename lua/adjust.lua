@@ -1,0 +1,17 @@
+-- adjust.lua: add delta (possibly negative) to available stock, refusing any
+-- change that would leave it below zero, i.e. take back stock already sold.
+--
+-- KEYS[1] stock   integer, available stock
+-- ARGV[1] delta   integer
+--
+-- Returns {code, stock}: 0 applied, stock = new stock; 1 refused, stock =
+-- current stock; 2 not warmed (key missing), stock = 0.
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return {2, 0}
+end
+local current = tonumber(redis.call('GET', KEYS[1]))
+local delta = tonumber(ARGV[1])
+if current + delta < 0 then
+  return {1, current}
+end
+return {0, redis.call('INCRBY', KEYS[1], delta)}

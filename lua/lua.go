@@ -1,0 +1,22 @@
+// Package lua embeds the Redis Lua scripts. Each script's header documents its
+// KEYS, ARGV and return values; Go callers wrap the sources once in
+// redis.NewScript. The package sits at the top level (not under internal/)
+// because go:embed cannot reach files outside its own folder.
+package lua
+
+import _ "embed"
+
+// Reserve atomically checks a sale and reserves stock for one shopper.
+//
+//go:embed reserve.lua
+var Reserve string
+
+// Release returns one reservation's stock, idempotently.
+//
+//go:embed release.lua
+var Release string
+
+// Adjust changes available stock by a delta, refusing to go below zero.
+//
+//go:embed adjust.lua
+var Adjust string
