@@ -39,6 +39,9 @@ func (s *Syncer) Stats(ctx context.Context, itemID int64) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
+	if s.betweenReads != nil {
+		s.betweenReads()
+	}
 	var (
 		it          catalog.Item
 		counts      order.Counts

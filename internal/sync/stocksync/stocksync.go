@@ -28,6 +28,9 @@ type Syncer struct {
 	stock *stock.Store
 	now   func() time.Time
 	log   *slog.Logger
+	// betweenReads, when set by a test, runs after Stats reads Redis and
+	// before it reads MySQL: the window its accounting must survive.
+	betweenReads func()
 }
 
 // New returns a syncer; now is the clock that decides which sales are open.

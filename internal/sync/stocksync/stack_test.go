@@ -1,0 +1,147 @@
+package stocksync_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/keyspace"
+	"github.com/seckill/seckill/internal/order"
+	"github.com/seckill/seckill/internal/stock"
+	"github.com/seckill/seckill/internal/sync/stocksync"
+	"github.com/seckill/seckill/internal/testenv"
+)
+
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+// stack is the real system minus HTTP: MySQL, Redis and the domain stores.
+type stack struct {
+	db     testenv.DB
+	rdb    *redis.Client
+	keys   keyspace.Space
+	items  *catalog.Store
+	orders *order.Store
+	stock  *stock.Store
+	syncer *stocksync.Syncer
+	log    *slog.Logger
+}
+
+func newStack(tb testing.TB) *stack {
+	tb.Helper()
+	db := testenv.MySQL(tb)
+	rdb, prefix := testenv.Redis(tb)
+	s := &stack{db: db, rdb: rdb, keys: keyspace.New(prefix), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	s.items, s.orders = catalog.NewStore(db.Gorm), order.NewStore(db.Gorm)
+	s.stock = stock.NewStore(rdb, s.keys)
+	s.syncer = stocksync.New(db.Gorm, s.stock, func() time.Time { return t0 }, s.log)
+	return s
+}
+
+// sale creates a sale open from t0 for an hour and warms it.
+func (s *stack) sale(tb testing.TB, total, limit int) catalog.Item {
+	tb.Helper()
+	ctx := context.Background()
+	it, err := s.items.Create(ctx, catalog.Item{Name: "sale", PriceCents: 100, StockTotal: total,
+		PerUserLimit: limit, StartsAt: t0, EndsAt: t0.Add(time.Hour)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := s.syncer.Warm(ctx, it.ID); err != nil {
+		tb.Fatal(err)
+	}
+	return it
+}
+
+func (s *stack) buy(itemID int64, user string, qty int) (stock.Reservation, error) {
+	return s.stock.Reserve(context.Background(), stock.Request{ItemID: itemID, UserID: user, Quantity: qty,
+		OrderID: newID(), Now: t0.Add(time.Second)})
+}
+
+var (
+	idMu  sync.Mutex
+	idSeq int
+)
+
+func newID() string {
+	idMu.Lock()
+	defer idMu.Unlock()
+	idSeq++
+	return "01TEST" + strconv.Itoa(1_000_000_000+idSeq)[1:] + "0000000000"
+}
+
+// workers runs n persistence workers until the returned stop is called;
+// stop waits for them to finish their batches.
+func (s *stack) workers(tb testing.TB, n int, claimIdle time.Duration) (stop func()) {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for i := range n {
+		p := newPersister(s, "w"+strconv.Itoa(i), 100)
+		p.cfg.ClaimIdle = claimIdle
+		wg.Go(func() { order.NewPersister(s.rdb, s.keys, s.orders, s.stock, nil, p.cfg, s.log).Run(ctx) })
+	}
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); wg.Wait() }) }
+	tb.Cleanup(stop)
+	return stop
+}
+
+// drained waits until the item's stream is empty: every order is in MySQL.
+func (s *stack) drained(tb testing.TB, itemID int64) {
+	tb.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if s.rdb.XLen(context.Background(), s.keys.Item(itemID).Stream()).Val() == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	tb.Fatalf("stream of item %d not drained after 20s", itemID)
+}
+
+// invariants checks invariants 1, 2 and 4 once drained, against the rows.
+func (s *stack) invariants(tb testing.TB, it catalog.Item) []order.Order {
+	tb.Helper()
+	ctx := context.Background()
+	active, err := s.orders.Active(ctx, it.ID)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sold, users := 0, map[string]bool{}
+	for _, o := range active {
+		sold += o.Quantity
+		if users[o.UserID] {
+			tb.Errorf("shopper %s holds two active orders", o.UserID)
+		}
+		users[o.UserID] = true
+	}
+	cur, _ := s.items.Get(ctx, it.ID)
+	redisStock, _ := s.rdb.Get(ctx, s.keys.Item(it.ID).Stock()).Int()
+	if sold > it.StockTotal || cur.Stock != it.StockTotal-sold || redisStock != cur.Stock {
+		tb.Errorf("sold %d of %d; mysql stock %d; redis stock %d: want redis = mysql = total - sold",
+			sold, it.StockTotal, cur.Stock, redisStock)
+	}
+	st, err := s.syncer.Stats(ctx, it.ID)
+	if err != nil || !st.Consistent || st.Sold != sold || st.OrdersPending != 0 {
+		tb.Errorf("stats = %+v, %v; want consistent, sold %d, none pending", st, err, sold)
+	}
+	return active
+}
+
+type persister struct {
+	*order.Persister
+	cfg order.PersisterConfig
+}
+
+func newPersister(s *stack, consumer string, batch int) persister {
+	cfg := order.PersisterConfig{Consumer: consumer, Batch: batch, Block: 50 * time.Millisecond,
+		ClaimIdle: time.Second, ClaimEvery: 20 * time.Millisecond}
+	return persister{order.NewPersister(s.rdb, s.keys, s.orders, s.stock, nil, cfg, s.log), cfg}
+}
