@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -89,10 +90,10 @@ func (s *Server) createItem(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	// A failed warm is not fatal: the first purchase warms the sale.
+	// The sale exists now; failing the request would invite a duplicate on
+	// retry. A failed warm is logged and the first purchase warms the sale.
 	if err := s.Syncer.Warm(ctx, it.ID); err != nil {
-		writeError(c, err)
-		return
+		slog.WarnContext(ctx, "new sale not warmed; it warms on first purchase", "item_id", it.ID, "err", err)
 	}
 	s.writeItem(c, http.StatusCreated, it)
 }

@@ -45,7 +45,8 @@ var errorTable = []struct {
 	{order.ErrNotFound, apiErr(http.StatusNotFound, "order_not_found", "no such order")},
 	{stock.ErrNotStarted, apiErr(http.StatusForbidden, "not_started", "the sale has not started yet")},
 	{stock.ErrEnded, apiErr(http.StatusForbidden, "ended", "the sale has ended")},
-	{stock.ErrOverLimit, apiErr(http.StatusBadRequest, "invalid_quantity", "quantity is above the per-shopper limit")},
+	{stock.ErrOverLimit, &Error{Status: http.StatusBadRequest, Code: "invalid_quantity",
+		Message: "quantity is above the per-shopper limit", Field: "quantity"}},
 	{stock.ErrSoldOut, apiErr(http.StatusGone, "sold_out", "sold out")},
 	{stock.ErrIdempotencyConflict, apiErr(http.StatusUnprocessableEntity, "idempotency_key_reused", "this Idempotency-Key was used for a different request")},
 	{stock.ErrBusy, apiErr(http.StatusServiceUnavailable, "unavailable", "the sale is changing too fast to re-warm; try again")},
@@ -58,8 +59,11 @@ func writeError(c *gin.Context, err error) {
 	if ans.Status >= 500 {
 		slog.ErrorContext(c.Request.Context(), "request failed", "path", c.FullPath(), "err", err)
 	}
-	if ans.Status == http.StatusServiceUnavailable {
+	switch ans.Status {
+	case http.StatusServiceUnavailable:
 		c.Header("Retry-After", "1")
+	case http.StatusUnauthorized:
+		c.Header("WWW-Authenticate", `Bearer realm="seckill"`)
 	}
 	c.AbortWithStatusJSON(ans.Status, gin.H{"error": ans})
 }

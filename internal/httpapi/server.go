@@ -82,7 +82,7 @@ func New(d Deps) *gin.Engine {
 	r.GET("/healthz", s.healthz)
 	r.GET("/readyz", s.readyz)
 	r.GET("/metrics", gin.WrapH(d.Metrics.Handler()))
-	r.StaticFileFS("/", "index.html", http.FS(d.Web))
+	r.GET("/", s.page("index.html"))
 
 	v1 := r.Group("/api/v1")
 	v1.POST("/session", s.login)
@@ -100,6 +100,16 @@ func New(d Deps) *gin.Engine {
 	adm.POST("/items/:id/warm", s.warmItem)
 	adm.GET("/items/:id/stats", s.itemStats)
 	return r
+}
+
+// page serves one embedded page. http.FileServer would redirect
+// /index.html to ./, which for "/" loops.
+func (s *Server) page(name string) gin.HandlerFunc {
+	body, err := fs.ReadFile(s.Web, name)
+	if err != nil {
+		panic("web: missing " + name) // a build mistake, caught by any test
+	}
+	return func(c *gin.Context) { c.Data(http.StatusOK, "text/html; charset=utf-8", body) }
 }
 
 func limitBody(n int64) gin.HandlerFunc {

@@ -73,7 +73,7 @@ func newID() string {
 	idMu.Lock()
 	defer idMu.Unlock()
 	idSeq++
-	return "01TEST" + strconv.Itoa(1_000_000_000+idSeq)[1:] + "0000000000"
+	return "01TEST" + strconv.Itoa(1_000_000_000 + idSeq)[1:] + "0000000000"
 }
 
 // workers runs n persistence workers until the returned stop is called;
