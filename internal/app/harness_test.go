@@ -45,6 +45,7 @@ type server struct {
 	addr  string
 	clock *clock
 	cfg   config.Config
+	db    testenv.DB
 }
 
 type option func(*config.Config)
@@ -74,7 +75,7 @@ func start(tb testing.TB, clk *clock, opts ...option) *server {
 			tb.Errorf("server stopped with %v", err)
 		}
 	})
-	return &server{addr: a.Addr(), clock: clk, cfg: cfg}
+	return &server{addr: a.Addr(), clock: clk, cfg: cfg, db: db}
 }
 
 // reply is a decoded answer.
