@@ -149,7 +149,7 @@ func (a *App) Run(ctx context.Context) error {
 		return err
 	})
 	for i := range a.cfg.Workers {
-		p := order.NewPersister(a.rdb, a.keys, a.orders, a.stock, a.metrics, a.persisterConfig(i), a.log)
+		p := order.NewPersister(a.rdb, a.keys, a.orders, a.syncer, a.metrics, a.persisterConfig(i), a.log)
 		g.Go(func() error { return p.Run(workers) })
 	}
 	a.log.Info("serving", "addr", a.Addr(), "workers", a.cfg.Workers)

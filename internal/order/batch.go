@@ -31,11 +31,13 @@ func (p *Persister) handle(ctx context.Context, msgs []redis.XMessage) {
 		return // left pending: reclaimed later
 	}
 	p.obs.Persisted(len(res.Inserted))
-	p.reject(bctx, res.Rejected)
+	p.recordRejected(bctx, res.Rejected)
 	done := append(append(append([]keyspace.Entry{}, res.Inserted...), res.Duplicate...), rejectedEntries(res.Rejected)...)
 	if err := p.ack(bctx, done, bad); err != nil {
 		p.log.Warn("persister: ack failed; entries will be redelivered and skipped", "err", err)
+		return
 	}
+	p.repairAfterRejects(bctx, res.Rejected)
 }
 
 func (p *Persister) persistRetrying(ctx, bctx context.Context, entries []keyspace.Entry) (Result, error) {
@@ -57,10 +59,9 @@ func (p *Persister) persistRetrying(ctx, bctx context.Context, entries []keyspac
 	}
 }
 
-// reject returns the stock of entries MySQL refused and records them in the
-// item's dead-letter stream, so Redis agrees with MySQL and nothing vanishes
-// silently.
-func (p *Persister) reject(ctx context.Context, rejected []Rejection) {
+// recordRejected writes entries MySQL refused to the item's dead-letter
+// stream before they are acknowledged, so nothing vanishes silently.
+func (p *Persister) recordRejected(ctx context.Context, rejected []Rejection) {
 	if len(rejected) == 0 {
 		return
 	}
@@ -68,12 +69,27 @@ func (p *Persister) reject(ctx context.Context, rejected []Rejection) {
 	for _, r := range rejected {
 		e := r.Entry
 		p.log.Error("persister: order rejected by MySQL", "order_id", e.OrderID, "item_id", e.ItemID, "reason", r.Reason)
-		if _, err := p.release.Release(ctx, e.ItemID, e.UserID, e.OrderID); err != nil {
-			p.log.Error("persister: release of rejected order failed", "order_id", e.OrderID, "err", err)
-		}
 		p.rdb.XAdd(ctx, &redis.XAddArgs{Stream: p.keys.Item(e.ItemID).DeadLetters(), Values: map[string]any{
 			"id": e.OrderID, "user": e.UserID, "qty": e.Quantity, "reason": r.Reason, "stream_id": e.StreamID,
 		}})
+	}
+}
+
+// repairAfterRejects re-warms every item that had a rejection. A rejection
+// means Redis and MySQL disagree; giving the stock back blindly would be
+// wrong when MySQL has less stock than Redis thought (Redis would then sell
+// units that do not exist). Warming recomputes stock and buyers from MySQL
+// plus the orders still queued, and must run after the ack so the rejected
+// entries are no longer counted as queued.
+func (p *Persister) repairAfterRejects(ctx context.Context, rejected []Rejection) {
+	items := map[int64]bool{}
+	for _, r := range rejected {
+		items[r.Entry.ItemID] = true
+	}
+	for id := range items {
+		if err := p.repair.Warm(ctx, id); err != nil {
+			p.log.Error("persister: re-warm after rejected orders failed; re-warm the item", "item_id", id, "err", err)
+		}
 	}
 }
 

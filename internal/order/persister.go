@@ -13,9 +13,10 @@ import (
 	"github.com/seckill/seckill/internal/keyspace"
 )
 
-// Releaser gives a reservation's stock back in Redis (stock.Store does).
-type Releaser interface {
-	Release(ctx context.Context, itemID int64, userID, orderID string) (bool, error)
+// Repairer recomputes an item's Redis state from MySQL (stocksync.Syncer's
+// Warm does).
+type Repairer interface {
+	Warm(ctx context.Context, itemID int64) error
 }
 
 // Observer is told what each batch did (the metrics implement it).
@@ -41,19 +42,19 @@ type Persister struct {
 	rdb     redis.UniversalClient
 	keys    keyspace.Space
 	store   *Store
-	release Releaser
+	repair  Repairer
 	obs     Observer
 	cfg     PersisterConfig
 	log     *slog.Logger
 }
 
 // NewPersister returns a worker; obs may be nil.
-func NewPersister(rdb redis.UniversalClient, keys keyspace.Space, store *Store, rel Releaser,
+func NewPersister(rdb redis.UniversalClient, keys keyspace.Space, store *Store, repair Repairer,
 	obs Observer, cfg PersisterConfig, log *slog.Logger) *Persister {
 	if obs == nil {
 		obs = nopObserver{}
 	}
-	return &Persister{rdb: rdb, keys: keys, store: store, release: rel, obs: obs, cfg: cfg, log: log}
+	return &Persister{rdb: rdb, keys: keys, store: store, repair: repair, obs: obs, cfg: cfg, log: log}
 }
 
 // Run consumes until ctx ends. A batch already read is finished (written and

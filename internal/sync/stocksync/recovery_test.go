@@ -169,3 +169,37 @@ func TestWarmRepairsDrift(t *testing.T) {
 	s.drained(t, it.ID)
 	s.invariants(t, it)
 }
+
+// TestRejectedOrdersRepairRedis: MySQL lost stock behind Redis's back (an
+// operator edited it). Orders MySQL cannot hold are rejected and recorded as
+// dead letters, and Redis is re-warmed to what MySQL really has, so it stops
+// selling units that do not exist.
+func TestRejectedOrdersRepairRedis(t *testing.T) {
+	s := newStack(t)
+	it := s.sale(t, 5, 1)
+	ctx := context.Background()
+	if err := s.db.Gorm.Exec("UPDATE items SET stock = 2 WHERE id = ?", it.ID).Error; err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		if _, err := s.buy(it.ID, "u"+strconv.Itoa(i), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.workers(t, 1, time.Second)
+	s.drained(t, it.ID)
+	k := s.keys.Item(it.ID)
+	if n := s.rdb.XLen(ctx, k.DeadLetters()).Val(); n != 2 {
+		t.Fatalf("%d dead letters, want 2", n)
+	}
+	if got := s.rdb.Get(ctx, k.Stock()).Val(); got != "0" {
+		t.Fatalf("redis stock = %s, want 0 (MySQL had room for 2 of 4)", got)
+	}
+	if buyers := s.rdb.HLen(ctx, k.Buyers()).Val(); buyers != 2 {
+		t.Fatalf("%d buyers in redis, want the 2 persisted", buyers)
+	}
+	st, err := s.syncer.Stats(ctx, it.ID)
+	if err != nil || st.Sold != 2 || st.StockMySQL != 0 {
+		t.Fatalf("stats = %+v, %v", st, err)
+	}
+}

@@ -85,7 +85,7 @@ func (s *stack) workers(tb testing.TB, n int, claimIdle time.Duration) (stop fun
 	for i := range n {
 		p := newPersister(s, "w"+strconv.Itoa(i), 100)
 		p.cfg.ClaimIdle = claimIdle
-		wg.Go(func() { order.NewPersister(s.rdb, s.keys, s.orders, s.stock, nil, p.cfg, s.log).Run(ctx) })
+		wg.Go(func() { order.NewPersister(s.rdb, s.keys, s.orders, s.syncer, nil, p.cfg, s.log).Run(ctx) })
 	}
 	var once sync.Once
 	stop = func() { once.Do(func() { cancel(); wg.Wait() }) }
@@ -143,5 +143,5 @@ type persister struct {
 func newPersister(s *stack, consumer string, batch int) persister {
 	cfg := order.PersisterConfig{Consumer: consumer, Batch: batch, Block: 50 * time.Millisecond,
 		ClaimIdle: time.Second, ClaimEvery: 20 * time.Millisecond}
-	return persister{order.NewPersister(s.rdb, s.keys, s.orders, s.stock, nil, cfg, s.log), cfg}
+	return persister{order.NewPersister(s.rdb, s.keys, s.orders, s.syncer, nil, cfg, s.log), cfg}
 }

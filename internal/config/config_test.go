@@ -1,0 +1,62 @@
+package config_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seckill/seckill/internal/config"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func secrets(extra map[string]string) map[string]string {
+	m := map[string]string{"SECKILL_ADMIN_TOKEN": "admin-token-0123456789", "SECKILL_JWT_SECRET": strings.Repeat("s", 32)}
+	for k, v := range extra {
+		m[k] = v
+	}
+	return m
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := config.Load(env(secrets(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HTTPAddr != ":8080" || c.RedisAddr != "127.0.0.1:6379" || c.RedisPrefix != "seckill" || !c.DemoLogin ||
+		!strings.Contains(c.MySQLDSN, "tcp(127.0.0.1:3306)/seckill") || c.Workers != 2 || c.SessionTTL != 24*time.Hour {
+		t.Fatalf("defaults = %+v", c)
+	}
+}
+
+func TestOverrides(t *testing.T) {
+	c, err := config.Load(env(secrets(map[string]string{"SECKILL_HTTP_ADDR": ":9", "SECKILL_DEMO_LOGIN": "false",
+		"SECKILL_WORKERS": "4", "SECKILL_CLAIM_IDLE": "5s", "SECKILL_REDIS_PREFIX": "shop1"})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HTTPAddr != ":9" || c.DemoLogin || c.Workers != 4 || c.ClaimIdle != 5*time.Second || c.RedisPrefix != "shop1" {
+		t.Fatalf("overrides = %+v", c)
+	}
+}
+
+func TestInvalid(t *testing.T) {
+	tests := map[string]map[string]string{
+		"no admin token":   {"SECKILL_ADMIN_TOKEN": "", "SECKILL_JWT_SECRET": strings.Repeat("s", 32)},
+		"short admin":      secrets(map[string]string{"SECKILL_ADMIN_TOKEN": "short"}),
+		"no jwt secret":    {"SECKILL_ADMIN_TOKEN": "admin-token-0123456789"},
+		"short jwt secret": secrets(map[string]string{"SECKILL_JWT_SECRET": strings.Repeat("s", 31)}),
+		"bad bool":         secrets(map[string]string{"SECKILL_DEMO_LOGIN": "maybe"}),
+		"bad int":          secrets(map[string]string{"SECKILL_WORKERS": "two"}),
+		"zero workers":     secrets(map[string]string{"SECKILL_WORKERS": "0"}),
+		"bad duration":     secrets(map[string]string{"SECKILL_CLAIM_IDLE": "soon"}),
+	}
+	for name, m := range tests {
+		t.Run(name, func(t *testing.T) {
+			if _, err := config.Load(env(m)); !errors.Is(err, config.ErrInvalid) {
+				t.Fatalf("err = %v, want ErrInvalid", err)
+			}
+		})
+	}
+}
