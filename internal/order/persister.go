@@ -39,13 +39,13 @@ type PersisterConfig struct {
 // XDELs them. Entries another worker read but never acknowledged (it
 // crashed) are taken over with XAUTOCLAIM after ClaimIdle.
 type Persister struct {
-	rdb     redis.UniversalClient
-	keys    keyspace.Space
-	store   *Store
-	repair  Repairer
-	obs     Observer
-	cfg     PersisterConfig
-	log     *slog.Logger
+	rdb    redis.UniversalClient
+	keys   keyspace.Space
+	store  *Store
+	repair Repairer
+	obs    Observer
+	cfg    PersisterConfig
+	log    *slog.Logger
 }
 
 // NewPersister returns a worker; obs may be nil.
