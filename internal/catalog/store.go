@@ -16,48 +16,30 @@ type Store struct{ db *gorm.DB }
 // NewStore returns a store over db.
 func NewStore(db *gorm.DB) *Store { return &Store{db: db} }
 
-// row maps Item onto the items table.
-type row struct {
-	ID           int64 `gorm:"primaryKey"`
-	Name         string
-	Description  string
-	PriceCents   int64
-	StockTotal   int
-	Stock        int
-	PerUserLimit int
-	StartsAt     time.Time
-	EndsAt       time.Time
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-}
-
-func (row) TableName() string { return "items" }
-
-func (r row) item() Item   { return Item(r) }
-func fromItem(it Item) row { return row(it) }
+// TableName maps Item onto the items table; its fields need no tags.
+func (Item) TableName() string { return "items" }
 
 // Create inserts it with all of its stock available and returns it with its
 // id and timestamps.
 func (s *Store) Create(ctx context.Context, it Item) (Item, error) {
 	it.Stock = it.StockTotal
-	r := fromItem(it)
-	if err := s.db.WithContext(ctx).Create(&r).Error; err != nil {
+	if err := s.db.WithContext(ctx).Create(&it).Error; err != nil {
 		return Item{}, fmt.Errorf("create item: %w", err)
 	}
-	return s.Get(ctx, r.ID)
+	return s.Get(ctx, it.ID)
 }
 
 // Get returns the item, or ErrNotFound.
 func (s *Store) Get(ctx context.Context, id int64) (Item, error) {
-	var r row
-	err := s.db.WithContext(ctx).Take(&r, id).Error
+	var it Item
+	err := s.db.WithContext(ctx).Take(&it, id).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return Item{}, fmt.Errorf("get item %d: %w", id, ErrNotFound)
 	}
 	if err != nil {
 		return Item{}, fmt.Errorf("get item %d: %w", id, err)
 	}
-	return r.item(), nil
+	return it, nil
 }
 
 // List returns every item, soonest sale first.
@@ -72,13 +54,9 @@ func (s *Store) ListOpen(ctx context.Context, now time.Time) ([]Item, error) {
 }
 
 func (s *Store) find(ctx context.Context, q *gorm.DB) ([]Item, error) {
-	var rows []row
-	if err := q.Order("starts_at, id").Find(&rows).Error; err != nil {
+	var items []Item
+	if err := q.Order("starts_at, id").Find(&items).Error; err != nil {
 		return nil, fmt.Errorf("list items: %w", err)
-	}
-	items := make([]Item, len(rows))
-	for i, r := range rows {
-		items[i] = r.item()
 	}
 	return items, nil
 }
@@ -89,19 +67,19 @@ func (s *Store) find(ctx context.Context, q *gorm.DB) ([]Item, error) {
 // that stock already reserved there but not yet persisted is respected.
 func (s *Store) Update(ctx context.Context, id int64, p Patch) (Item, error) {
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var cur row
+		var cur Item
 		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Take(&cur, id).Error; err != nil {
 			if errors.Is(err, gorm.ErrRecordNotFound) {
 				return ErrNotFound
 			}
 			return err
 		}
-		next := fromItem(p.Apply(cur.item()))
+		next := p.Apply(cur)
 		delta := next.StockTotal - cur.StockTotal
 		if cur.Stock+delta < 0 {
 			return ErrStockConflict // the row is locked, so this check is exact
 		}
-		return tx.Model(&row{}).Where("id = ?", id).Updates(map[string]any{
+		return tx.Model(&Item{}).Where("id = ?", id).Updates(map[string]any{
 			"name": next.Name, "description": next.Description, "price_cents": next.PriceCents,
 			"per_user_limit": next.PerUserLimit, "starts_at": next.StartsAt, "ends_at": next.EndsAt,
 			"stock_total": next.StockTotal, "stock": gorm.Expr("stock + ?", delta),

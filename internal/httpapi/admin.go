@@ -68,13 +68,17 @@ func validate(it catalog.Item) error {
 	return nil
 }
 
-func (s *Server) createItem(c *gin.Context) {
+// readPatch decodes a create or update body into a patch.
+func readPatch(c *gin.Context) (catalog.Patch, error) {
 	var in itemInput
 	if err := decode(c, &in, false); err != nil {
-		writeError(c, err)
-		return
+		return catalog.Patch{}, err
 	}
-	p, err := in.patch()
+	return in.patch()
+}
+
+func (s *Server) createItem(c *gin.Context) {
+	p, err := readPatch(c)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -104,12 +108,7 @@ func (s *Server) updateItem(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	var in itemInput
-	if err := decode(c, &in, false); err != nil {
-		writeError(c, err)
-		return
-	}
-	p, err := in.patch()
+	p, err := readPatch(c)
 	if err != nil {
 		writeError(c, err)
 		return
