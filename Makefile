@@ -30,7 +30,7 @@ load_env = eval "$$(scripts/dev-env.sh)"; \
 # Every .go file outside vendor directories.
 GO_FILES = find . -name '*.go' -not -path '*/vendor/*' -not -path './.git/*' -print0
 
-.PHONY: help services build run test migrate seed fmt fmt-check vet clean
+.PHONY: help services build run test migrate seed fmt fmt-check vet clean web-vendor
 
 help: ## List targets
 	@echo "Targets:"
@@ -75,3 +75,6 @@ vet: ## go vet ./...
 
 clean: ## Remove bin/
 	rm -rf bin/
+
+web-vendor: ## Vendor the pinned browser libraries into web/static/vendor (needs npm)
+	scripts/vendor-web.sh

@@ -1,14 +1,20 @@
--- release.lua: give one reservation's stock back and forget the buyer, so the
--- shopper may buy again. Idempotent: releasing twice, or releasing an order
--- that is not the shopper's current one, changes nothing.
+-- release.lua: forget one reservation's buyer, so the shopper may buy again,
+-- and (when asked) give its stock back. Idempotent: releasing twice, or
+-- releasing an order that is not the shopper's current one, changes nothing.
+-- Callers restock only orders that are no longer queued in the stream (a
+-- queued order would still be persisted and hold the stock in MySQL); they
+-- pass restock 0 for orders MySQL refused, whose stock never existed there.
+-- The idempotency entry is kept: a replay of the key answers the first order.
 --
 -- KEYS[1] stock   integer, available stock
 -- KEYS[2] buyers  hash: user id -> "orderID:quantity:createdMs"
 -- ARGV[1] user id
 -- ARGV[2] order id
+-- ARGV[3] restock: "1" to give the stock back, "0" to only forget the buyer
 --
--- Returns {released, stock}: released is 1 if stock was returned, 0 if there
--- was nothing to release; stock is the stock left afterwards (-1 if unknown).
+-- Returns {released, stock}: released is 1 if the buyer was forgotten, 0 if
+-- there was nothing to release; stock is the stock left afterwards (-1 if
+-- unknown or not restocked).
 local value = redis.call('HGET', KEYS[2], ARGV[1])
 if not value then
   return {0, -1}
@@ -18,8 +24,8 @@ if id ~= ARGV[2] then
   return {0, -1}
 end
 redis.call('HDEL', KEYS[2], ARGV[1])
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  -- Not warmed (or lost): the next warm computes stock from MySQL.
+if ARGV[3] ~= '1' or redis.call('EXISTS', KEYS[1]) == 0 then
+  -- Not restocking, or not warm (the next warm computes stock from MySQL).
   return {1, -1}
 end
 return {1, redis.call('INCRBY', KEYS[1], tonumber(qty))}

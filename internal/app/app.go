@@ -21,6 +21,7 @@ import (
 
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/config"
+	"github.com/seckill/seckill/internal/dashboard"
 	"github.com/seckill/seckill/internal/database"
 	"github.com/seckill/seckill/internal/httpapi"
 	"github.com/seckill/seckill/internal/keyspace"
@@ -47,6 +48,7 @@ type App struct {
 	orders   *order.Store
 	syncer   *stocksync.Syncer
 	metrics  *httpapi.Metrics
+	hub      *dashboard.Hub
 	server   *http.Server
 	listener net.Listener
 }
@@ -75,6 +77,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 		a.log.Warn("some sales could not be warmed; they warm on first purchase", "err", err)
 	}
 	a.metrics = httpapi.NewMetrics(a.streamLag)
+	a.hub = dashboard.New(dashboardSource{catalog.NewStore(a.db), a.syncer}, now, time.Second, a.log)
 	if err := a.listen(now); err != nil {
 		a.Close()
 		return nil, err
@@ -107,7 +110,9 @@ func (a *App) connect(ctx context.Context) error {
 
 func (a *App) listen(now func() time.Time) error {
 	gin.SetMode(gin.ReleaseMode)
+	stopping := make(chan struct{})
 	engine := httpapi.New(httpapi.Deps{
+		Events: a.hub, Stopping: stopping,
 		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Syncer: a.syncer,
 		Tokens:     httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
 		AdminToken: a.cfg.AdminToken, DemoLogin: a.cfg.DemoLogin, Now: now,
@@ -120,6 +125,9 @@ func (a *App) listen(now func() time.Time) error {
 	}
 	a.listener = ln
 	a.server = &http.Server{Handler: engine, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 2 * time.Minute}
+	// Shutdown waits for open requests; event streams never end by
+	// themselves, so they are told to.
+	a.server.RegisterOnShutdown(func() { close(stopping) })
 	return nil
 }
 
@@ -148,6 +156,7 @@ func (a *App) Run(ctx context.Context) error {
 		stopWorkers() // after HTTP: requests in flight may still enqueue orders
 		return err
 	})
+	g.Go(func() error { return a.hub.Run(workers) })
 	for i := range a.cfg.Workers {
 		p := order.NewPersister(a.rdb, a.keys, a.orders, a.syncer, a.metrics, a.persisterConfig(i), a.log)
 		g.Go(func() error { return p.Run(workers) })
@@ -175,4 +184,10 @@ func (a *App) Close() {
 			sqlDB.Close()
 		}
 	}
+}
+
+// dashboardSource joins the catalog and the syncer for the dashboard hub.
+type dashboardSource struct {
+	*catalog.Store
+	*stocksync.Syncer
 }

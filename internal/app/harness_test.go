@@ -43,7 +43,6 @@ func (s *server) url(p string) string { return "http://" + s.addr + p }
 // server is a whole seckill server started in-process on a free port.
 type server struct {
 	addr  string
-	clock *clock
 	cfg   config.Config
 	db    testenv.DB
 }
@@ -52,7 +51,7 @@ type option func(*config.Config)
 
 // start runs the app against this test's MySQL database and Redis prefix
 // (or redisAddr when given) until the test ends.
-func start(tb testing.TB, clk *clock, opts ...option) *server {
+func start(tb testing.TB, clk interface{ Now() time.Time }, opts ...option) *server {
 	tb.Helper()
 	db := testenv.MySQL(tb)
 	_, prefix := testenv.Redis(tb)
@@ -75,7 +74,7 @@ func start(tb testing.TB, clk *clock, opts ...option) *server {
 			tb.Errorf("server stopped with %v", err)
 		}
 	})
-	return &server{addr: a.Addr(), clock: clk, cfg: cfg, db: db}
+	return &server{addr: a.Addr(), cfg: cfg, db: db}
 }
 
 // reply is a decoded answer.

@@ -82,14 +82,23 @@ func (s *Server) shopper(c *gin.Context) {
 
 func userOf(c *gin.Context) string { return c.GetString(userKey) }
 
-// admin requires the admin token, compared in constant time. Hashing both
-// sides first keeps the comparison constant-time in the length too.
+// admin requires the admin token as a bearer token, or the dashboard's
+// session cookie.
 func (s *Server) admin(c *gin.Context) {
-	got := sha256.Sum256([]byte(bearer(c.GetHeader("Authorization"))))
-	if subtle.ConstantTimeCompare(got[:], s.adminDigest[:]) != 1 {
-		writeError(c, apiErr(http.StatusUnauthorized, "unauthenticated", "admin token required"))
+	if s.isAdminToken(bearer(c.GetHeader("Authorization"))) {
 		return
 	}
+	if cookie, err := c.Cookie(AdminCookie); err == nil && s.adminSess.valid(cookie) {
+		return
+	}
+	writeError(c, apiErr(http.StatusUnauthorized, "unauthenticated", "admin token required"))
+}
+
+// isAdminToken compares in constant time. Hashing both sides first keeps the
+// comparison constant-time in the length too.
+func (s *Server) isAdminToken(token string) bool {
+	got := sha256.Sum256([]byte(token))
+	return token != "" && subtle.ConstantTimeCompare(got[:], s.adminDigest[:]) == 1
 }
 
 func bearer(h string) string {

@@ -57,7 +57,9 @@ type Deps struct {
 	NewOrderID func() string
 	Ready      func(ctx context.Context) map[string]string // failing checks by name
 	Metrics    *Metrics
-	Web        fs.FS // the pages served at /
+	Web        fs.FS           // the pages, and their files under static/
+	Events     Events          // the admin dashboard's live snapshots
+	Stopping   <-chan struct{} // closed when the server shuts down: ends event streams
 }
 
 // Server holds the handlers.
@@ -65,11 +67,13 @@ type Server struct {
 	Deps
 	tokens      *Tokens
 	adminDigest [32]byte
+	adminSess   adminSessions
 }
 
 // New returns the Gin engine with every route.
 func New(d Deps) *gin.Engine {
-	s := &Server{Deps: d, tokens: d.Tokens, adminDigest: sha256.Sum256([]byte(d.AdminToken))}
+	s := &Server{Deps: d, tokens: d.Tokens, adminDigest: sha256.Sum256([]byte(d.AdminToken)),
+		adminSess: newAdminSessions(string(d.Tokens.secret), d.AdminToken, d.Now)}
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	r.Use(gin.CustomRecovery(func(c *gin.Context, _ any) { writeError(c, apiErr(500, "internal", "internal error")) }))
@@ -83,33 +87,33 @@ func New(d Deps) *gin.Engine {
 	r.GET("/readyz", s.readyz)
 	r.GET("/metrics", gin.WrapH(d.Metrics.Handler()))
 	r.GET("/", s.page("index.html"))
+	r.GET("/sale/:id", s.page("sale.html"))
+	r.GET("/orders", s.page("orders.html"))
+	r.GET("/admin", s.page("admin.html"))
+	r.GET("/static/*filepath", s.static)
 
 	v1 := r.Group("/api/v1")
 	v1.POST("/session", s.login)
+	v1.DELETE("/session", logout(SessionCookie))
 	v1.GET("/items", s.listItems)
 	v1.GET("/items/:id", s.getItem)
+	v1.POST("/admin/session", s.adminLogin)
+	v1.DELETE("/admin/session", logout(AdminCookie))
 
 	shop := v1.Group("", s.shopper)
+	shop.GET("/session", s.whoami)
 	shop.POST("/items/:id/purchase", s.purchase)
 	shop.GET("/orders", s.listOrders)
 	shop.GET("/orders/:id", s.getOrder)
 
 	adm := v1.Group("/admin", s.admin)
+	adm.GET("/session", s.adminSessionInfo)
+	adm.GET("/events", s.events)
 	adm.POST("/items", s.createItem)
 	adm.PATCH("/items/:id", s.updateItem)
 	adm.POST("/items/:id/warm", s.warmItem)
 	adm.GET("/items/:id/stats", s.itemStats)
 	return r
-}
-
-// page serves one embedded page. http.FileServer would redirect
-// /index.html to ./, which for "/" loops.
-func (s *Server) page(name string) gin.HandlerFunc {
-	body, err := fs.ReadFile(s.Web, name)
-	if err != nil {
-		panic("web: missing " + name) // a build mistake, caught by any test
-	}
-	return func(c *gin.Context) { c.Data(http.StatusOK, "text/html; charset=utf-8", body) }
 }
 
 func limitBody(n int64) gin.HandlerFunc {

@@ -33,3 +33,9 @@ func (s *Server) login(c *gin.Context) {
 	c.SetCookie(SessionCookie, token, int(s.tokens.ttl.Seconds()), "/", "", c.Request.TLS != nil, true)
 	c.JSON(http.StatusOK, gin.H{"token": token, "user_id": *req.UserID, "expires_at": exp.UTC()})
 }
+
+// whoami tells the pages who is signed in (the cookie is HttpOnly, so
+// scripts cannot read it).
+func (s *Server) whoami(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{"user_id": userOf(c)})
+}

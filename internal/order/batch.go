@@ -17,6 +17,16 @@ const batchTimeout = 30 * time.Second
 // is down (the entries stay safe in the stream meanwhile) and finishes the
 // batch after ctx ends, within batchTimeout.
 func (p *Persister) handle(ctx context.Context, msgs []redis.XMessage) {
+	// XREADGROUP's COUNT is per stream, so one read can bring more than a
+	// batch; MySQL gets at most Batch rows per transaction.
+	for len(msgs) > p.cfg.Batch {
+		p.handleBatch(ctx, msgs[:p.cfg.Batch])
+		msgs = msgs[p.cfg.Batch:]
+	}
+	p.handleBatch(ctx, msgs)
+}
+
+func (p *Persister) handleBatch(ctx context.Context, msgs []redis.XMessage) {
 	if len(msgs) == 0 {
 		return
 	}
@@ -75,20 +85,20 @@ func (p *Persister) recordRejected(ctx context.Context, rejected []Rejection) {
 	}
 }
 
-// repairAfterRejects re-warms every item that had a rejection. A rejection
+// repairAfterRejects repairs every item that had a rejection. A rejection
 // means Redis and MySQL disagree; giving the stock back blindly would be
 // wrong when MySQL has less stock than Redis thought (Redis would then sell
-// units that do not exist). Warming recomputes stock and buyers from MySQL
-// plus the orders still queued, and must run after the ack so the rejected
-// entries are no longer counted as queued.
+// units that do not exist). The repair measures the drift against MySQL and
+// corrects it, and must run after the ack so the rejected entries are no
+// longer counted as queued.
 func (p *Persister) repairAfterRejects(ctx context.Context, rejected []Rejection) {
-	items := map[int64]bool{}
+	byItem := map[int64][]keyspace.Entry{}
 	for _, r := range rejected {
-		items[r.Entry.ItemID] = true
+		byItem[r.Entry.ItemID] = append(byItem[r.Entry.ItemID], r.Entry)
 	}
-	for id := range items {
-		if err := p.repair.Warm(ctx, id); err != nil {
-			p.log.Error("persister: re-warm after rejected orders failed; re-warm the item", "item_id", id, "err", err)
+	for id, entries := range byItem {
+		if err := p.repair.Repair(ctx, id, entries); err != nil {
+			p.log.Error("persister: repair after rejected orders failed; re-warm the item", "item_id", id, "err", err)
 		}
 	}
 }

@@ -116,6 +116,8 @@ func activeHolders(tx *gorm.DB, entries []keyspace.Entry) (map[holderKey]string,
 	for _, e := range entries {
 		items, users = append(items, e.ItemID), append(users, e.UserID)
 	}
+	slices.Sort(items)
+	items = slices.Compact(items)
 	var rows []struct {
 		ID     string
 		ItemID int64

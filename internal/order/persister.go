@@ -13,10 +13,10 @@ import (
 	"github.com/seckill/seckill/internal/keyspace"
 )
 
-// Repairer recomputes an item's Redis state from MySQL (stocksync.Syncer's
-// Warm does).
+// Repairer brings an item's Redis state back in line with MySQL after
+// orders were rejected (stocksync.Syncer does).
 type Repairer interface {
-	Warm(ctx context.Context, itemID int64) error
+	Repair(ctx context.Context, itemID int64, rejected []keyspace.Entry) error
 }
 
 // Observer is told what each batch did (the metrics implement it).

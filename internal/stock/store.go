@@ -143,11 +143,23 @@ func reply3(res []any) (code int64, detail string, n int64, err error) {
 	return code, detail, n, nil
 }
 
-// Release gives back the stock of orderID if it is userID's current order for
-// the item. It reports whether anything was released; repeating it is safe.
+// Release forgets orderID's buyer and gives back its stock if it is userID's
+// current order for the item. Only release orders no longer queued in the
+// stream (see lua/release.lua). It reports whether anything was released;
+// repeating it is safe.
 func (s *Store) Release(ctx context.Context, itemID int64, userID, orderID string) (bool, error) {
+	return s.runRelease(ctx, itemID, userID, orderID, "1")
+}
+
+// Forget forgets orderID's buyer without touching stock: for orders MySQL
+// refused, whose stock never existed there.
+func (s *Store) Forget(ctx context.Context, itemID int64, userID, orderID string) (bool, error) {
+	return s.runRelease(ctx, itemID, userID, orderID, "0")
+}
+
+func (s *Store) runRelease(ctx context.Context, itemID int64, userID, orderID, restock string) (bool, error) {
 	k := s.keys.Item(itemID)
-	res, err := s.release.Run(ctx, s.rdb, []string{k.Stock(), k.Buyers()}, userID, orderID).Int64Slice()
+	res, err := s.release.Run(ctx, s.rdb, []string{k.Stock(), k.Buyers()}, userID, orderID, restock).Int64Slice()
 	if err != nil {
 		return false, fmt.Errorf("release order %s: %w", orderID, err)
 	}

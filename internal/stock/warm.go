@@ -41,11 +41,16 @@ func (s *Store) Warm(ctx context.Context, itemID int64, load LoadFunc) error {
 	if err := s.ensureGroup(ctx, k.Stream()); err != nil {
 		return err
 	}
+	// Registered before the sale can take a purchase, so a worker always
+	// reads its stream.
+	if err := s.register(ctx, itemID); err != nil {
+		return err
+	}
 	watched := []string{k.Stock(), k.Meta(), k.Buyers(), k.Idempotency(), k.Stream()}
 	for attempt := 0; attempt < warmAttempts; attempt++ {
 		err := s.rdb.Watch(ctx, func(tx *redis.Tx) error { return s.warmOnce(ctx, tx, k, load) }, watched...)
 		if err == nil {
-			return s.register(ctx, itemID)
+			return nil
 		}
 		if !errors.Is(err, redis.TxFailedErr) {
 			return fmt.Errorf("warm item %d: %w", itemID, err)

@@ -82,6 +82,7 @@ func TestWarmRacingPurchases(t *testing.T) {
 	done := make(chan struct{})
 	var storming atomic.Bool
 	storming.Store(true)
+	landed := make(chan struct{}) // closed when the first warm lands mid-storm
 	var warmer sync.WaitGroup
 	warmer.Go(func() {
 		for {
@@ -93,7 +94,9 @@ func TestWarmRacingPurchases(t *testing.T) {
 			err := s.syncer.Warm(context.Background(), it.ID)
 			switch {
 			case err == nil && storming.Load():
-				warms.Add(1)
+				if warms.Add(1) == 1 {
+					close(landed)
+				}
 			case err == nil:
 			case errors.Is(err, stock.ErrBusy):
 				busy.Add(1)
@@ -113,8 +116,16 @@ func TestWarmRacingPurchases(t *testing.T) {
 					t.Errorf("buy: %v", err)
 				}
 				// A warm takes a few ms and a purchase inside that window
-				// aborts it, so leave gaps in which warms can land.
+				// aborts it, so leave gaps in which warms can land; halfway,
+				// wait for one to have landed, so a loaded machine cannot
+				// starve every warm of the race this test is about.
 				time.Sleep(15 * time.Millisecond)
+				if i == 20 {
+					select {
+					case <-landed:
+					case <-time.After(10 * time.Second):
+					}
+				}
 			}
 		})
 	}

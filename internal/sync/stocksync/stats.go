@@ -22,6 +22,9 @@ type Stats struct {
 	Sold            int      `json:"sold"`
 	Consistent      bool     `json:"consistent"`
 	Problems        []string `json:"problems"`
+	// RedisDrift is Redis stock minus what it should be; a repair subtracts
+	// it. It stays the same while purchases go on.
+	RedisDrift int64 `json:"-"`
 }
 
 // Stats checks invariant 4 while the sale goes on. Redis is read at one
@@ -68,7 +71,9 @@ func (s *Syncer) Stats(ctx context.Context, itemID int64) (Stats, error) {
 }
 
 func quantityAfter(ctx context.Context, orders *order.Store, itemID int64, lastID string) (int, error) {
-	if lastID == "" {
+	// A stream that never had an entry (new, or recreated after Redis lost
+	// it) has last id 0-0: every persisted order predates it.
+	if lastID == "" || lastID == "0-0" {
 		return 0, nil
 	}
 	ms, seq, err := keyspace.StreamPos(lastID)
@@ -96,6 +101,9 @@ func assemble(it catalog.Item, c order.Counts, warm bool, redisStock int64, unpe
 }
 
 func (st *Stats) check(warm bool, redisStock, wantRedis int64, wantMySQL int) {
+	if warm {
+		st.RedisDrift = redisStock - wantRedis
+	}
 	// A sale that is not warm is not drifted: it is warmed from MySQL on its
 	// first purchase. stock_redis is null then.
 	if warm && redisStock != wantRedis {

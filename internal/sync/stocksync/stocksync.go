@@ -55,18 +55,22 @@ func (s *Syncer) snapshotRead(ctx context.Context, fn func(*catalog.Store, *orde
 func (s *Syncer) Warm(ctx context.Context, itemID int64) error {
 	return s.stock.Warm(ctx, itemID, func(ctx context.Context, pending []keyspace.Entry) (stock.State, error) {
 		var st stock.State
-		err := s.snapshotRead(ctx, func(items *catalog.Store, orders *order.Store) error {
+		// Not read-only: the item row is read with a shared lock, so an
+		// admin update in progress commits before we read, and no batch of
+		// the item is persisted while we read.
+		opts := &sql.TxOptions{Isolation: sql.LevelRepeatableRead}
+		err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 			var err error
-			st, err = load(ctx, items, orders, itemID, pending)
+			st, err = load(ctx, catalog.NewStore(tx), order.NewStore(tx), itemID, pending)
 			return err
-		})
+		}, opts)
 		return st, err
 	})
 }
 
 func load(ctx context.Context, items *catalog.Store, orders *order.Store, itemID int64,
 	pending []keyspace.Entry) (stock.State, error) {
-	it, err := items.Get(ctx, itemID)
+	it, err := items.GetShared(ctx, itemID)
 	if err != nil {
 		return stock.State{}, err
 	}

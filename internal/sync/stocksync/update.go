@@ -10,32 +10,34 @@ import (
 )
 
 // UpdateItem applies an admin's change to MySQL and Redis. A stock_total
-// change moves available stock by the same delta: Redis first, because only
-// Redis knows the stock reserved but not yet persisted, atomically refusing to
-// go below zero (stock.ErrStockConflict); then MySQL under a row lock. If
-// MySQL refuses, the Redis change is undone. It returns catalog.ErrNotFound,
-// catalog.ErrStockConflict or stock.ErrStockConflict.
+// change moves available stock by the same delta in both stores. Redis is
+// changed while MySQL holds the item's row lock, so concurrent updates (and
+// warms, which take a shared lock) see one consistent order of changes.
+// Redis goes first because only Redis knows the stock reserved but not yet
+// persisted: it refuses atomically to go below zero (stock.ErrStockConflict).
+// If MySQL then fails to commit, the Redis change is undone. It returns
+// catalog.ErrNotFound, catalog.ErrStockConflict or stock.ErrStockConflict.
 func (s *Syncer) UpdateItem(ctx context.Context, id int64, p catalog.Patch) (catalog.Item, error) {
-	items := catalog.NewStore(s.db)
-	cur, err := items.Get(ctx, id)
-	if err != nil {
-		return catalog.Item{}, err
-	}
-	delta := int64(p.Apply(cur).StockTotal - cur.StockTotal)
-	adjusted := false
-	if delta != 0 {
-		_, err := s.stock.Adjust(ctx, id, delta)
-		switch {
-		case err == nil:
-			adjusted = true
-		case !errors.Is(err, stock.ErrNotWarmed):
-			return catalog.Item{}, err
+	// A change half applied must not be abandoned because the client hung up.
+	ctx = context.WithoutCancel(ctx)
+	var adjusted int64
+	it, err := catalog.NewStore(s.db).Update(ctx, id, p, func(cur, next catalog.Item) error {
+		delta := int64(next.StockTotal - cur.StockTotal)
+		if delta == 0 {
+			return nil
 		}
-	}
-	it, err := items.Update(ctx, id, p)
+		if _, err := s.stock.Adjust(ctx, id, delta); err != nil {
+			if errors.Is(err, stock.ErrNotWarmed) {
+				return nil // the next warm copies MySQL's stock
+			}
+			return err
+		}
+		adjusted = delta
+		return nil
+	})
 	if err != nil {
-		if adjusted {
-			s.undoAdjust(id, delta)
+		if adjusted != 0 {
+			s.undoAdjust(id, adjusted)
 		}
 		return catalog.Item{}, err
 	}
@@ -45,12 +47,11 @@ func (s *Syncer) UpdateItem(ctx context.Context, id int64, p catalog.Patch) (cat
 	return it, nil
 }
 
-// undoAdjust reverses a Redis stock change MySQL refused. It runs even if the
-// request was cancelled; if Redis is unreachable the drift is logged and the
-// next warm repairs it from MySQL.
+// undoAdjust reverses a Redis stock change whose MySQL update did not commit.
+// If Redis refuses or is unreachable the drift is logged; a warm repairs it
+// from MySQL.
 func (s *Syncer) undoAdjust(id, delta int64) {
-	ctx := context.Background()
-	if _, err := s.stock.Adjust(ctx, id, -delta); err != nil {
+	if _, err := s.stock.Adjust(context.Background(), id, -delta); err != nil {
 		s.log.Error("could not undo redis stock change; re-warm the item", "item_id", id, "delta", delta, "err", err)
 	}
 }

@@ -1,0 +1,199 @@
+package app_test
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+type css = chromedp.CSS
+
+// liveClock runs in real time, offset from the machine's. An offset of an
+// hour puts the server's clock an hour ahead of the browser's: a page that
+// counted down on the browser's clock would be an hour off.
+type liveClock struct{ offset time.Duration }
+
+func (c *liveClock) Now() time.Time { return time.Now().Add(c.offset) }
+
+func startLive(tb testing.TB, c *liveClock) *server { tb.Helper(); return start(tb, c) }
+
+// purchases reads the server's purchase counter for one outcome.
+func purchases(tb testing.TB, s *server, outcome string) int {
+	tb.Helper()
+	m := s.call(tb, "GET", "/metrics", "", nil).raw
+	re := regexp.MustCompile(`seckill_purchases_total\{outcome="` + outcome + `"\} (\d+)`)
+	if sub := re.FindStringSubmatch(m); sub != nil {
+		n, _ := strconv.Atoi(sub[1])
+		return n
+	}
+	return 0
+}
+
+// itemByName finds a sale's id through the public list.
+func (s *server) itemByName(tb testing.TB, name string) int64 {
+	tb.Helper()
+	for _, it := range s.call(tb, "GET", "/api/v1/items", "", nil).body["items"].([]any) {
+		if m := it.(map[string]any); m["name"] == name {
+			return int64(m["id"].(float64))
+		}
+	}
+	tb.Fatalf("no sale named %q", name)
+	return 0
+}
+
+func TestBrowserShopperBuysAtOpening(t *testing.T) {
+	clk := &liveClock{offset: time.Hour}
+	s := startLive(t, clk)
+	opens := clk.Now().Add(6 * time.Second).Truncate(time.Millisecond)
+	id := s.sale(t, 3, 2, opens, opens.Add(time.Hour))
+	b := newTab(t, s)
+
+	b.open("/")
+	b.do(chromedp.WaitVisible(css("#signin-form")), chromedp.SendKeys(css("#user-id"), "alice"), chromedp.Submit(css("#signin-form")))
+	card := `[data-item="` + itoa(id) + `"]`
+	b.until(`!!document.querySelector('#who .who') && document.querySelector('`+card+` .countdown').textContent !== ''`, 10*time.Second)
+	left := parseCountdown(t, b.text(card+" .countdown"))
+	if left > 6*time.Second || left < 2*time.Second {
+		t.Fatalf("countdown shows %v, want about 6s on the server's clock (the browser's is an hour behind)", left)
+	}
+	b.shot("list")
+
+	b.open("/sale/" + itoa(id))
+	b.until(`document.querySelector('#buy').dataset.state === 'upcoming'`, 10*time.Second)
+	if !b.eval(`document.querySelector('#buy').disabled`) {
+		t.Fatal("Buy is enabled before the sale opens")
+	}
+	b.shot("countdown")
+	b.until(`!document.querySelector('#buy').disabled`, 15*time.Second)
+	if early := opens.Sub(clk.Now()); early > 300*time.Millisecond {
+		t.Fatalf("Buy enabled %v before the opening second", early)
+	}
+	if late := clk.Now().Sub(opens); late > 1500*time.Millisecond {
+		t.Fatalf("Buy enabled %v after the opening second", late)
+	}
+
+	b.do(chromedp.Click(css("#buy")))
+	b.until(`document.querySelector('#order-status').textContent === 'confirmed'`, 10*time.Second)
+	if msg := b.text("#message"); !strings.Contains(msg, "Done") {
+		t.Fatalf("after buying the page says %q", msg)
+	}
+	b.shot("confirmed")
+
+	b.do(chromedp.Click(css("#buy")))
+	b.until(`document.querySelector('#message').textContent.includes('already bought')`, 10*time.Second)
+	b.shot("already-bought")
+}
+
+func TestBrowserDoubleClickSendsOneOrder(t *testing.T) {
+	clk := &liveClock{}
+	s := startLive(t, clk)
+	id := s.sale(t, 5, 1, clk.Now().Add(-time.Minute), clk.Now().Add(time.Hour))
+	b := newTab(t, s)
+	b.open("/")
+	b.do(chromedp.WaitVisible(css("#signin-form")), chromedp.SendKeys(css("#user-id"), "bob"), chromedp.Submit(css("#signin-form")))
+	b.until(`!!document.querySelector('#who .who')`, 10*time.Second)
+	b.open("/sale/" + itoa(id))
+	b.until(`!document.querySelector('#buy').disabled`, 10*time.Second)
+	before := purchases(t, s, "already_purchased")
+	b.do(chromedp.DoubleClick(css("#buy")))
+	b.until(`document.querySelector('#order-status').textContent === 'confirmed'`, 10*time.Second)
+	if msg := b.text("#message"); !strings.Contains(msg, "Done") {
+		t.Fatalf("after a double click the page says %q", msg)
+	}
+	if n := purchases(t, s, "already_purchased") - before; n != 0 {
+		t.Fatalf("a double click sent %d extra purchase requests", n)
+	}
+	if orders := s.orderIDs(t, id); len(orders) != 1 {
+		t.Fatalf("%d orders after a double click, want 1", len(orders))
+	}
+}
+
+func TestBrowserSoldOut(t *testing.T) {
+	clk := &liveClock{}
+	s := startLive(t, clk)
+	id := s.sale(t, 1, 1, clk.Now().Add(-time.Minute), clk.Now().Add(time.Hour))
+	check(t, s.call(t, "POST", "/api/v1/items/"+itoa(id)+"/purchase", mintToken(t, "early-bird"), nil), want{202, "", ""})
+	b := newTab(t, s)
+	b.open("/sale/" + itoa(id))
+	b.until(`document.querySelector('#message').textContent.includes('Sold out')`, 10*time.Second)
+	if !b.eval(`document.querySelector('#buy').disabled`) || b.text("#status") != "Sold out" {
+		t.Fatalf("sold-out page: buy enabled or status %q", b.text("#status"))
+	}
+	b.shot("sold-out")
+}
+
+func TestBrowserAdminDashboard(t *testing.T) {
+	clk := &liveClock{}
+	s := startLive(t, clk)
+	b := newTab(t, s)
+	b.open("/admin")
+	b.do(chromedp.WaitVisible(css("#admin-signin-form")), chromedp.SendKeys(css("#admin-token"), adminToken),
+		chromedp.Submit(css("#admin-signin-form")), chromedp.WaitVisible(css("#dashboard")))
+	if b.eval(`document.cookie.includes('seckill_admin') || localStorage.length > 0 || location.href.includes('token')`) {
+		t.Fatal("the admin session is readable by scripts, stored, or in the URL")
+	}
+
+	// The API's validation message reaches the field at fault.
+	b.do(chromedp.SendKeys(css("#f-name"), "Storm lamp"), chromedp.SendKeys(css("#f-price"), "12.50"),
+		chromedp.SendKeys(css("#f-stock"), "0"), chromedp.Submit(css("#sale-form")))
+	b.until(`document.querySelector('.field-error[data-for="stock_total"]').textContent.includes('stock_total')`, 5*time.Second)
+	b.shot("validation")
+
+	b.do(chromedp.SetValue(css("#f-stock"), "20"), chromedp.SetValue(css("#f-starts"), localInput(clk.Now().Add(-time.Minute))),
+		chromedp.Submit(css("#sale-form")))
+	b.until(`document.querySelector('#form-msg').textContent.includes('Created')`, 5*time.Second)
+	b.until(`[...document.querySelectorAll('#rows td[data-cell="name"]')].some(td => td.textContent === 'Storm lamp')`, 5*time.Second)
+	id := s.itemByName(t, "Storm lamp")
+	row := `#rows tr[data-item="` + itoa(id) + `"]`
+	b.do(chromedp.Click(css(row + " button")))
+
+	for i := range 7 {
+		check(t, s.call(t, "POST", "/api/v1/items/"+itoa(id)+"/purchase", mintToken(t, "dash"+strconv.Itoa(i)), nil), want{202, "", ""})
+	}
+	bought := time.Now()
+	b.until(`document.querySelector('`+row+` [data-cell="sold"]').textContent === '7'`, 3*time.Second)
+	if d := time.Since(bought); d > 2*time.Second {
+		t.Fatalf("purchases reached the dashboard after %v, want within 2s", d)
+	}
+	b.until(`document.querySelector('`+row+` [data-cell="stock_redis"]').textContent === '13' && Number(document.querySelector('#chart').dataset.points) >= 2`, 5*time.Second)
+	if !b.eval(`!!document.querySelector('#chart canvas')`) {
+		t.Fatal("the chart drew no canvas")
+	}
+	if inv := b.text(row + ` [data-cell="invariants"]`); !strings.Contains(inv, "consistent") {
+		t.Fatalf("invariants cell = %q", inv)
+	}
+	b.shot("dashboard")
+}
+
+func TestBrowserAdminWrongToken(t *testing.T) {
+	s := startLive(t, &liveClock{})
+	b := newTab(t, s)
+	b.open("/admin")
+	b.do(chromedp.WaitVisible(css("#admin-signin-form")), chromedp.SendKeys(css("#admin-token"), "not-the-token"),
+		chromedp.Submit(css("#admin-signin-form")))
+	b.until(`document.querySelector('#admin-signin-msg').textContent.includes('not right')`, 5*time.Second)
+	if b.eval(`!document.querySelector('#dashboard').classList.contains('hidden')`) {
+		t.Fatal("dashboard shown after a wrong token")
+	}
+	b.shot("refused")
+}
+
+var countdownRE = regexp.MustCompile(`^(?:(\d+)d )?(\d\d):(\d\d):(\d\d)$`)
+
+func parseCountdown(tb testing.TB, s string) time.Duration {
+	tb.Helper()
+	m := countdownRE.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		tb.Fatalf("countdown %q is not [Nd ]HH:MM:SS", s)
+	}
+	n := func(i int) time.Duration { v, _ := strconv.Atoi(m[i]); return time.Duration(v) }
+	return n(1)*24*time.Hour + n(2)*time.Hour + n(3)*time.Minute + n(4)*time.Second
+}
+
+// localInput formats t for a datetime-local input in the browser's zone,
+// which for the test's Chromium is the machine's.
+func localInput(t time.Time) string { return t.Local().Format("2006-01-02T15:04:05") }

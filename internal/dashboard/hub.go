@@ -1,0 +1,156 @@
+// Package dashboard computes the admin dashboard's live numbers once a second
+// and fans them out to every open event stream. The work is done once per
+// tick however many admins watch, and not at all when nobody does.
+package dashboard
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/sync/stocksync"
+)
+
+// Source is what a snapshot is computed from.
+type Source interface {
+	ListRecent(ctx context.Context, endedAfter time.Time) ([]catalog.Item, error)
+	Stats(ctx context.Context, itemID int64) (stocksync.Stats, error)
+}
+
+// Row is one sale on the dashboard: its stats plus what the table shows.
+type Row struct {
+	stocksync.Stats
+	Name     string    `json:"name"`
+	Status   string    `json:"status"`
+	StartsAt time.Time `json:"starts_at"`
+	EndsAt   time.Time `json:"ends_at"`
+}
+
+// Snapshot is one event: every recent sale at one server time.
+type Snapshot struct {
+	ServerTime time.Time `json:"server_time"`
+	Rows       []Row     `json:"rows"`
+	// ComputeMS is how long the snapshot took, so the cost of the stream
+	// is visible on the dashboard itself.
+	ComputeMS float64 `json:"compute_ms"`
+}
+
+// Hub ticks, computes and broadcasts.
+type Hub struct {
+	src      Source
+	now      func() time.Time
+	interval time.Duration
+	log      *slog.Logger
+
+	mu   sync.Mutex
+	subs map[chan []byte]struct{}
+	last []byte
+}
+
+// New returns a hub that computes a snapshot every interval.
+func New(src Source, now func() time.Time, interval time.Duration, log *slog.Logger) *Hub {
+	return &Hub{src: src, now: now, interval: interval, log: log, subs: map[chan []byte]struct{}{}}
+}
+
+// Subscribe returns a channel of encoded snapshots, starting with the latest
+// one, and a function that ends the subscription. A slow reader misses
+// intermediate snapshots rather than slowing the hub.
+func (h *Hub) Subscribe() (<-chan []byte, func()) {
+	ch := make(chan []byte, 1)
+	h.mu.Lock()
+	h.subs[ch] = struct{}{}
+	if h.last != nil {
+		ch <- h.last
+	}
+	h.mu.Unlock()
+	return ch, func() {
+		h.mu.Lock()
+		delete(h.subs, ch)
+		h.mu.Unlock()
+	}
+}
+
+// Run ticks until ctx ends.
+func (h *Hub) Run(ctx context.Context) error {
+	t := time.NewTicker(h.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			if h.watched() {
+				h.tick(ctx)
+			}
+		}
+	}
+}
+
+func (h *Hub) watched() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.subs) == 0 {
+		h.last = nil // a new watcher must not see stale numbers
+	}
+	return len(h.subs) > 0
+}
+
+func (h *Hub) tick(ctx context.Context) {
+	snap, err := h.Compute(ctx)
+	if err != nil {
+		h.log.Warn("dashboard snapshot failed", "err", err)
+		return
+	}
+	b, err := json.Marshal(snap)
+	if err != nil {
+		h.log.Error("dashboard snapshot encoding failed", "err", err)
+		return
+	}
+	h.broadcast(b)
+}
+
+func (h *Hub) broadcast(b []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.last = b
+	for ch := range h.subs {
+		select { // drop the unread older snapshot, keep the newest
+		case <-ch:
+		default:
+		}
+		ch <- b
+	}
+}
+
+// recentWindow keeps a sale on the dashboard for a while after it ends, so
+// its final numbers can be read.
+const recentWindow = time.Hour
+
+// Compute builds one snapshot of every sale that is open or ended within the
+// last hour.
+func (h *Hub) Compute(ctx context.Context) (Snapshot, error) {
+	start := time.Now()
+	now := h.now()
+	items, err := h.src.ListRecent(ctx, now.Add(-recentWindow))
+	if err != nil {
+		return Snapshot{}, err
+	}
+	snap := Snapshot{ServerTime: now.UTC(), Rows: make([]Row, 0, len(items))}
+	for _, it := range items {
+		st, err := h.src.Stats(ctx, it.ID)
+		if err != nil {
+			return Snapshot{}, err
+		}
+		left := it.Stock
+		if st.StockRedis != nil {
+			left = int(*st.StockRedis)
+		}
+		snap.Rows = append(snap.Rows, Row{Stats: st, Name: it.Name, Status: it.Status(now, left),
+			StartsAt: it.StartsAt.UTC(), EndsAt: it.EndsAt.UTC()})
+	}
+	snap.ComputeMS = float64(time.Since(start).Microseconds()) / 1000
+	return snap, nil
+}

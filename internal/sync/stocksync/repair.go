@@ -1,0 +1,40 @@
+package stocksync
+
+import (
+	"context"
+	"time"
+
+	"github.com/seckill/seckill/internal/keyspace"
+)
+
+// Repair brings a sale's Redis state back in line with MySQL after the
+// persister rejected some of its orders, without stopping the sale (a full
+// warm would be aborted by every purchase). It forgets the rejected buyers,
+// then measures how far Redis stock is from what MySQL says it should be and
+// corrects it by that much. The drift does not change as purchases go on, so
+// correcting it a moment later is still exact; the repair lock makes sure two
+// workers never apply the same correction twice.
+func (s *Syncer) Repair(ctx context.Context, itemID int64, rejected []keyspace.Entry) error {
+	unlock, err := s.stock.LockRepair(ctx, itemID, 10*time.Second, 5*time.Second)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	for _, e := range rejected {
+		if _, err := s.stock.Forget(ctx, itemID, e.UserID, e.OrderID); err != nil {
+			return err
+		}
+	}
+	st, err := s.Stats(ctx, itemID)
+	if err != nil || st.StockRedis == nil || st.RedisDrift == 0 {
+		return err
+	}
+	// Never below zero: if MySQL cannot even hold the orders still queued,
+	// those will be rejected too, and repaired then.
+	delta := -min(st.RedisDrift, *st.StockRedis)
+	if _, err := s.stock.Adjust(ctx, itemID, delta); err != nil {
+		return err
+	}
+	s.log.Warn("repaired redis stock after rejected orders", "item_id", itemID, "delta", delta)
+	return nil
+}

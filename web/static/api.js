@@ -1,0 +1,155 @@
+// Shared helpers of the pages: calling the API, human error messages, and a
+// clock synced to the server's, never the browser's.
+
+export class APIError extends Error {
+  constructor(status, body, retryAfter) {
+    const e = (body && body.error) || {};
+    super(e.message || `HTTP ${status}`);
+    this.status = status;
+    this.code = e.code || `http_${status}`;
+    this.field = e.field || '';
+    this.orderId = e.order_id || '';
+    this.retryAfter = Number(retryAfter) || 0;
+  }
+}
+
+export async function api(method, path, body, headers = {}) {
+  const init = { method, headers: { ...headers }, credentials: 'same-origin' };
+  if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  const res = await fetch(path, init);
+  let data = null;
+  try { data = await res.json(); } catch { /* empty or non-JSON body */ }
+  if (!res.ok) throw new APIError(res.status, data, res.headers.get('Retry-After'));
+  return data;
+}
+
+const messages = {
+  sold_out: 'Sold out. Every unit has been claimed.',
+  already_purchased: 'You already bought this item.',
+  not_started: 'The sale has not started yet.',
+  ended: 'This sale has ended.',
+  rate_limited: 'Too many requests. Please wait a moment and try again.',
+  unavailable: 'The shop is very busy right now. Please try again in a moment.',
+  internal: 'Something went wrong on our side. Please try again.',
+  unauthenticated: 'Please sign in first.',
+  item_not_found: 'This sale does not exist.',
+  network: 'Cannot reach the shop. Check your connection and try again.',
+};
+
+// humanError turns an API error into a sentence for shoppers.
+export function humanError(err) {
+  if (!(err instanceof APIError)) return messages.network;
+  if (err.status === 429) return messages.rate_limited;
+  if (messages[err.code]) return messages[err.code];
+  if (err.status >= 500) return messages.internal;
+  return err.message;
+}
+
+let offsetMs = 0;
+
+// syncClock sets the offset between the server's clock and ours from a
+// response's server_time, taking the middle of the round trip.
+export function syncClock(serverTime, sentAt, receivedAt) {
+  offsetMs = Date.parse(serverTime) - (sentAt + receivedAt) / 2;
+}
+
+export const serverNow = () => Date.now() + offsetMs;
+
+// fetchItems loads the sales and syncs the clock with the same answer.
+export async function fetchItems() {
+  const sent = Date.now();
+  const data = await api('GET', '/api/v1/items');
+  syncClock(data.server_time, sent, Date.now());
+  return data.items;
+}
+
+export async function fetchItem(id) {
+  const sent = Date.now();
+  const data = await api('GET', '/api/v1/items');
+  syncClock(data.server_time, sent, Date.now());
+  return data.items.find((it) => String(it.id) === String(id)) || null;
+}
+
+const pad = (n) => String(n).padStart(2, '0');
+
+// countdown formats a duration as [Nd ]HH:MM:SS.
+export function countdown(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  const d = Math.floor(s / 86400);
+  const hms = `${pad(Math.floor(s / 3600) % 24)}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}`;
+  return d > 0 ? `${d}d ${hms}` : hms;
+}
+
+export const price = (cents) => (cents / 100).toLocaleString('en-US', { style: 'currency', currency: 'USD' });
+
+// liveStatus recomputes a sale's status against the synced clock.
+export function liveStatus(item, now = serverNow()) {
+  if (now >= Date.parse(item.ends_at)) return 'ended';
+  if (now < Date.parse(item.starts_at)) return 'upcoming';
+  if (item.stock_left <= 0) return 'sold_out';
+  return 'live';
+}
+
+export const statusLabel = { live: 'Live', upcoming: 'Soon', sold_out: 'Sold out', ended: 'Ended' };
+
+export async function whoami() {
+  try {
+    return (await api('GET', '/api/v1/session')).user_id;
+  } catch {
+    return null;
+  }
+}
+
+export async function signIn(userId) {
+  return (await api('POST', '/api/v1/session', { user_id: userId })).user_id;
+}
+
+export async function signOut() {
+  await api('DELETE', '/api/v1/session');
+}
+
+export const $ = (sel, root = document) => root.querySelector(sel);
+
+export function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') e.className = v;
+    else if (k.startsWith('data-')) e.setAttribute(k, v);
+    else e[k] = v;
+  }
+  e.append(...children);
+  return e;
+}
+
+// header fills the shared top bar with the signed-in shopper.
+export async function header() {
+  const who = await whoami();
+  const box = $('#who');
+  if (!box) return who;
+  box.replaceChildren();
+  if (who) {
+    const out = el('button', { type: 'button', textContent: 'Sign out' });
+    out.addEventListener('click', async () => { await signOut(); location.reload(); });
+    box.append(el('span', { class: 'who', textContent: `Signed in as ${who}` }), ' ', out);
+  }
+  return who;
+}
+
+// signInForm wires a sign-in form; onDone runs with the user id.
+export function signInForm(form, onDone) {
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const input = form.querySelector('input');
+    const msg = form.querySelector('.message');
+    msg.textContent = '';
+    try {
+      onDone(await signIn(input.value.trim()));
+    } catch (err) {
+      msg.textContent = err.code === 'invalid_request'
+        ? 'Use 1 to 64 letters, digits or . _ @ - (no spaces).' : humanError(err);
+    }
+  });
+}

@@ -1,0 +1,151 @@
+// One sale: the Buy button enables itself at the opening second of the
+// server's clock, a double click never sends two orders, and the order's
+// state follows pending -> confirmed without a reload.
+import { $, api, fetchItem, countdown, price, liveStatus, statusLabel, serverNow, header, signInForm, humanError } from './api.js';
+
+const itemID = location.pathname.split('/').pop();
+let item = null;
+let user = null;
+let buying = false;
+let intentKey = null; // one key per purchase intent; a retry reuses it
+let messageLocked = false; // a purchase answer stays until the next attempt
+
+function newKey() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  return [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function say(text, kind = '') {
+  const m = $('#message');
+  m.textContent = text;
+  m.className = `message ${kind}`;
+}
+
+function renderOnce() {
+  document.title = `seckill · ${item.name}`;
+  $('#name').textContent = item.name;
+  $('#description').textContent = item.description;
+  $('#price').textContent = price(item.price_cents);
+  const q = $('#quantity');
+  q.replaceChildren(...Array.from({ length: item.per_user_limit }, (_, i) => new Option(String(i + 1), String(i + 1))));
+  $('#sale').classList.remove('hidden');
+}
+
+// tick repaints from the synced clock; it is what enables Buy on time.
+function tick() {
+  if (!item) return;
+  const now = serverNow();
+  const st = liveStatus(item, now);
+  const badge = $('#status');
+  badge.className = `badge ${st}`;
+  badge.textContent = statusLabel[st];
+  $('#stock').textContent = `${item.stock_left} / ${item.stock_total}`;
+  const upcoming = st === 'upcoming';
+  $('#when').textContent = upcoming ? 'Opens in' : (st === 'ended' ? 'Ended' : 'Ends in');
+  $('#countdown').textContent = st === 'ended' ? '00:00:00' : countdown(Date.parse(upcoming ? item.starts_at : item.ends_at) - now);
+  $('#buy').disabled = !user || buying || st !== 'live';
+  $('#buy').dataset.state = st;
+  if (!messageLocked) {
+    if (st === 'sold_out') say('Sold out. Every unit has been claimed.', 'error');
+    else if (st === 'ended') say('This sale has ended.', 'error');
+    else if (st === 'upcoming') say('The Buy button turns on when the sale opens.');
+    else say('');
+  }
+}
+
+async function refresh() {
+  try {
+    const fresh = await fetchItem(itemID);
+    if (fresh) item = fresh;
+  } catch { /* keep the last numbers; the next refresh retries */ }
+}
+
+async function purchase() {
+  if (buying) return; // a double click lands here
+  buying = true;
+  messageLocked = true;
+  tick();
+  const btn = $('#buy');
+  btn.textContent = 'Buying…';
+  intentKey = intentKey || newKey();
+  const quantity = Number($('#quantity').value);
+  try {
+    const res = await buyWithRetry(quantity);
+    intentKey = null;
+    say(`Done! You bought ${res.quantity}.`, 'ok');
+    follow(res.order_id, res.status);
+  } catch (err) {
+    if (!(err.status >= 500 || err.status === 429 || !err.status)) intentKey = null; // final answer
+    say(humanError(err), 'error');
+    if (err.code === 'already_purchased' && err.orderId) follow(err.orderId, 'pending');
+  } finally {
+    buying = false;
+    btn.textContent = 'Buy';
+    refresh();
+    tick();
+  }
+}
+
+// buyWithRetry retries once, with the same Idempotency-Key, when the shop is
+// busy: the retry can never buy twice.
+async function buyWithRetry(quantity) {
+  const send = () => api('POST', `/api/v1/items/${itemID}/purchase`, { quantity }, { 'Idempotency-Key': intentKey });
+  try {
+    return await send();
+  } catch (err) {
+    if (err.status !== 503) throw err;
+    await new Promise((r) => setTimeout(r, 1000 * (err.retryAfter || 1)));
+    return send();
+  }
+}
+
+let following = null;
+
+// follow shows an order and polls it until it is stored in MySQL.
+function follow(orderID, status) {
+  following = orderID;
+  $('#order').classList.remove('hidden');
+  $('#order-id').textContent = orderID;
+  show(status);
+  const poll = async () => {
+    if (following !== orderID) return;
+    try {
+      const o = await api('GET', `/api/v1/orders/${orderID}`);
+      show(o.status);
+      if (o.status !== 'pending') return;
+    } catch { /* try again */ }
+    setTimeout(poll, 500);
+  };
+  setTimeout(poll, 300);
+}
+
+function show(status) {
+  const b = $('#order-status');
+  b.className = `badge ${status}`;
+  b.textContent = status;
+  $('#order-note').textContent = status === 'pending' ? 'reserved; saving your order…' : '';
+}
+
+async function main() {
+  user = await header();
+  await refresh();
+  if (!item) {
+    $('#missing').classList.remove('hidden');
+    return;
+  }
+  renderOnce();
+  $('#signin').classList.toggle('hidden', !!user);
+  signInForm($('#signin-form'), () => location.reload());
+  $('#buy-form').addEventListener('submit', (ev) => { ev.preventDefault(); purchase(); });
+  if (user) {
+    try {
+      const mine = (await api('GET', '/api/v1/orders')).orders.find((o) => String(o.item_id) === itemID && o.status !== 'cancelled');
+      if (mine) follow(mine.order_id, mine.status);
+    } catch { /* no orders shown; buying still works */ }
+  }
+  tick();
+  setInterval(tick, 100);
+  setInterval(refresh, 1000);
+}
+
+main();

@@ -1,0 +1,59 @@
+// The list of sales: live stock, and a countdown to each opening that runs on
+// the server's clock.
+import { $, el, fetchItems, countdown, price, liveStatus, statusLabel, serverNow, header, signInForm, humanError } from './api.js';
+
+let items = [];
+
+function card(it) {
+  const c = el('article', { class: 'card sale-card', 'data-item': String(it.id) },
+    el('h3', {}, el('a', { href: `/sale/${it.id}`, textContent: it.name })),
+    el('div', { class: 'row' }, el('span', { textContent: price(it.price_cents) }), el('span', { class: 'badge' })),
+    el('div', { class: 'row' }, el('span', { class: 'muted', textContent: 'Left' }),
+      el('span', { class: 'stock' })),
+    el('div', { class: 'row' }, el('span', { class: 'when muted' }), el('span', { class: 'countdown' })));
+  return c;
+}
+
+// paint refreshes every card from the latest data and the synced clock.
+function paint() {
+  const now = serverNow();
+  for (const it of items) {
+    const c = document.querySelector(`[data-item="${it.id}"]`);
+    if (!c) continue;
+    const st = liveStatus(it, now);
+    const badge = c.querySelector('.badge');
+    badge.className = `badge ${st}`;
+    badge.textContent = statusLabel[st];
+    c.querySelector('.stock').textContent = `${it.stock_left} / ${it.stock_total}`;
+    const upcoming = st === 'upcoming';
+    c.querySelector('.when').textContent = upcoming ? 'Opens in' : (st === 'ended' ? 'Ended' : 'Ends in');
+    c.querySelector('.countdown').textContent = st === 'ended' ? ''
+      : countdown(Date.parse(upcoming ? it.starts_at : it.ends_at) - now);
+  }
+}
+
+async function load() {
+  try {
+    items = await fetchItems();
+    $('#list-error').textContent = '';
+  } catch (err) {
+    $('#list-error').textContent = humanError(err);
+    return;
+  }
+  const box = $('#sales');
+  const shown = [...box.children].map((c) => c.dataset.item).join();
+  if (shown !== items.map((it) => String(it.id)).join()) box.replaceChildren(...items.map(card));
+  $('#empty').classList.toggle('hidden', items.length > 0);
+  paint();
+}
+
+async function main() {
+  const who = await header();
+  $('#signin').classList.toggle('hidden', !!who);
+  signInForm($('#signin-form'), () => location.reload());
+  await load();
+  setInterval(paint, 250);
+  setInterval(load, 2000);
+}
+
+main();
