@@ -30,7 +30,7 @@ load_env = eval "$$(scripts/dev-env.sh)"; \
 # Every .go file outside vendor directories.
 GO_FILES = find . -name '*.go' -not -path '*/vendor/*' -not -path './.git/*' -print0
 
-.PHONY: help services build run test migrate seed fmt fmt-check vet clean web-vendor
+.PHONY: help services chromium build run test migrate seed fmt fmt-check vet clean web-vendor
 
 help: ## List targets
 	@echo "Targets:"
@@ -38,6 +38,9 @@ help: ## List targets
 
 services: ## Make MySQL/MariaDB and Redis available (scripts/services.sh)
 	@scripts/services.sh
+
+chromium: ## Install Chromium for the browser tests if missing (scripts/chromium.sh)
+	@scripts/chromium.sh
 
 build: ## Build bin/seckill
 	$(GO) build -o $(BIN) ./cmd/server
@@ -59,7 +62,7 @@ migrate: services build ## Apply database migrations
 seed: services build ## Create the demo sales if missing
 	@$(load_env); $(BIN) seed
 
-test: services fmt-check vet ## gofmt check, go vet, then all tests with -race
+test: services chromium fmt-check vet ## gofmt check, go vet, then all tests (browser tests too) with -race
 	SECKILL_TEST_MYSQL_DSN='$(SECKILL_TEST_MYSQL_DSN)' SECKILL_TEST_REDIS_ADDR='$(SECKILL_TEST_REDIS_ADDR)' \
 		$(GO) test -race -count=1 -timeout 15m ./...
 

@@ -126,7 +126,7 @@ func TestOpsEndpoints(t *testing.T) {
 	if r := s.call(t, "GET", "/readyz", "", nil); r.status != 200 || r.str("status") != "ready" {
 		t.Fatalf("readyz: %d %s", r.status, r.raw)
 	}
-	if r := s.call(t, "GET", "/", "", nil); r.status != 200 || !strings.Contains(r.raw, "<h1>seckill</h1>") {
+	if r := s.call(t, "GET", "/", "", nil); r.status != 200 || !strings.Contains(r.raw, "Flash sales") {
 		t.Fatalf("index page: %d", r.status)
 	}
 	m := s.call(t, "GET", "/metrics", "", nil)

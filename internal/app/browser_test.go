@@ -90,7 +90,7 @@ func (b *tab) open(path string) { b.tb.Helper(); b.do(chromedp.Navigate(b.base +
 
 func (b *tab) text(sel string) string {
 	b.tb.Helper()
-	s, err := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS(sel)))
+	s, err := chromedp.Run(b.ctx, chromedp.TextContent(chromedp.CSS(sel)))
 	if err != nil {
 		b.shot("failed")
 		b.tb.Fatalf("text of %s: %v", sel, err)
@@ -107,19 +107,31 @@ func (b *tab) eval(expr string) bool {
 	return v
 }
 
-// until waits for a JavaScript condition to hold.
+// until waits for a JavaScript condition to hold. A poll does not survive a
+// navigation (a page reloading itself after sign-in), so it is re-armed
+// until the deadline.
 func (b *tab) until(expr string, timeout time.Duration) {
 	b.tb.Helper()
-	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(timeout), chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
-		b.shot("failed")
-		b.tb.Fatalf("waited %v for %s: %v", timeout, expr, err)
+	deadline := time.Now().Add(timeout)
+	for {
+		left := time.Until(deadline)
+		_, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(max(left, time.Millisecond)),
+			chromedp.WithPollingInterval(50*time.Millisecond)))
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) || b.ctx.Err() != nil {
+			b.shot("failed")
+			b.tb.Fatalf("waited %v for %s: %v", timeout, expr, err)
+		}
+		time.Sleep(50 * time.Millisecond) // navigated: poll the new page
 	}
 }
 
 // shot saves a full-page screenshot under test-output/screenshots (not
 // committed) so a person can look at what the test saw.
 func (b *tab) shot(name string) {
-	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(90))
+	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		b.tb.Logf("screenshot %s: %v", name, err)
 		return

@@ -42,9 +42,9 @@ func (s *server) url(p string) string { return "http://" + s.addr + p }
 
 // server is a whole seckill server started in-process on a free port.
 type server struct {
-	addr  string
-	cfg   config.Config
-	db    testenv.DB
+	addr string
+	cfg  config.Config
+	db   testenv.DB
 }
 
 type option func(*config.Config)

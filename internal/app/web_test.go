@@ -53,7 +53,7 @@ func TestBrowserShopperBuysAtOpening(t *testing.T) {
 	b := newTab(t, s)
 
 	b.open("/")
-	b.do(chromedp.WaitVisible(css("#signin-form")), chromedp.SendKeys(css("#user-id"), "alice"), chromedp.Submit(css("#signin-form")))
+	b.do(chromedp.WaitVisible(css("#signin-form")), chromedp.SendKeys(css("#user-id"), "alice"), chromedp.Click(css("#signin-form button[type=submit]")))
 	card := `[data-item="` + itoa(id) + `"]`
 	b.until(`!!document.querySelector('#who .who') && document.querySelector('`+card+` .countdown').textContent !== ''`, 10*time.Second)
 	left := parseCountdown(t, b.text(card+" .countdown"))
@@ -94,7 +94,7 @@ func TestBrowserDoubleClickSendsOneOrder(t *testing.T) {
 	id := s.sale(t, 5, 1, clk.Now().Add(-time.Minute), clk.Now().Add(time.Hour))
 	b := newTab(t, s)
 	b.open("/")
-	b.do(chromedp.WaitVisible(css("#signin-form")), chromedp.SendKeys(css("#user-id"), "bob"), chromedp.Submit(css("#signin-form")))
+	b.do(chromedp.WaitVisible(css("#signin-form")), chromedp.SendKeys(css("#user-id"), "bob"), chromedp.Click(css("#signin-form button[type=submit]")))
 	b.until(`!!document.querySelector('#who .who')`, 10*time.Second)
 	b.open("/sale/" + itoa(id))
 	b.until(`!document.querySelector('#buy').disabled`, 10*time.Second)
@@ -132,19 +132,19 @@ func TestBrowserAdminDashboard(t *testing.T) {
 	b := newTab(t, s)
 	b.open("/admin")
 	b.do(chromedp.WaitVisible(css("#admin-signin-form")), chromedp.SendKeys(css("#admin-token"), adminToken),
-		chromedp.Submit(css("#admin-signin-form")), chromedp.WaitVisible(css("#dashboard")))
+		chromedp.Click(css("#admin-signin-form button[type=submit]")), chromedp.WaitVisible(css("#dashboard")))
 	if b.eval(`document.cookie.includes('seckill_admin') || localStorage.length > 0 || location.href.includes('token')`) {
 		t.Fatal("the admin session is readable by scripts, stored, or in the URL")
 	}
 
 	// The API's validation message reaches the field at fault.
 	b.do(chromedp.SendKeys(css("#f-name"), "Storm lamp"), chromedp.SendKeys(css("#f-price"), "12.50"),
-		chromedp.SendKeys(css("#f-stock"), "0"), chromedp.Submit(css("#sale-form")))
+		chromedp.SendKeys(css("#f-stock"), "0"), chromedp.Click(css("#sale-form button[type=submit]")))
 	b.until(`document.querySelector('.field-error[data-for="stock_total"]').textContent.includes('stock_total')`, 5*time.Second)
 	b.shot("validation")
 
 	b.do(chromedp.SetValue(css("#f-stock"), "20"), chromedp.SetValue(css("#f-starts"), localInput(clk.Now().Add(-time.Minute))),
-		chromedp.Submit(css("#sale-form")))
+		chromedp.Click(css("#sale-form button[type=submit]")))
 	b.until(`document.querySelector('#form-msg').textContent.includes('Created')`, 5*time.Second)
 	b.until(`[...document.querySelectorAll('#rows td[data-cell="name"]')].some(td => td.textContent === 'Storm lamp')`, 5*time.Second)
 	id := s.itemByName(t, "Storm lamp")
@@ -174,7 +174,7 @@ func TestBrowserAdminWrongToken(t *testing.T) {
 	b := newTab(t, s)
 	b.open("/admin")
 	b.do(chromedp.WaitVisible(css("#admin-signin-form")), chromedp.SendKeys(css("#admin-token"), "not-the-token"),
-		chromedp.Submit(css("#admin-signin-form")))
+		chromedp.Click(css("#admin-signin-form button[type=submit]")))
 	b.until(`document.querySelector('#admin-signin-msg').textContent.includes('not right')`, 5*time.Second)
 	if b.eval(`!document.querySelector('#dashboard').classList.contains('hidden')`) {
 		t.Fatal("dashboard shown after a wrong token")

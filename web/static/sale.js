@@ -103,6 +103,7 @@ let following = null;
 
 // follow shows an order and polls it until it is stored in MySQL.
 function follow(orderID, status) {
+  if (following === orderID) return; // already shown and followed
   following = orderID;
   $('#order').classList.remove('hidden');
   $('#order-id').textContent = orderID;
