@@ -144,7 +144,7 @@ func (s *server) login(tb testing.TB, user string) string {
 func (s *server) sale(tb testing.TB, total, limit int, starts, ends time.Time) int64 {
 	tb.Helper()
 	r := s.call(tb, "POST", "/api/v1/admin/items", adminToken, map[string]any{
-		"name": "sale", "description": "d", "price_cents": 999, "stock_total": total,
+		"name": "Aurora sneakers, limited run", "description": "Limited stock: first come, first served.", "price_cents": 12900, "stock_total": total,
 		"per_user_limit": limit, "starts_at": starts.Format(time.RFC3339Nano), "ends_at": ends.Format(time.RFC3339Nano),
 	})
 	if r.status != 201 {

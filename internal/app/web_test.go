@@ -83,9 +83,18 @@ func TestBrowserShopperBuysAtOpening(t *testing.T) {
 	}
 	b.shot("confirmed")
 
-	b.do(chromedp.Click(css("#buy")))
+	// The second try is made with the keyboard alone.
+	b.do(chromedp.Focus(css("#buy")), chromedp.KeyEvent("\r"))
 	b.until(`document.querySelector('#message').textContent.includes('already bought')`, 10*time.Second)
 	b.shot("already-bought")
+
+	// On a phone-sized screen nothing overflows sideways.
+	b.do(chromedp.EmulateViewport(390, 844))
+	b.until(`document.documentElement.scrollWidth <= window.innerWidth`, 5*time.Second)
+	b.shot("phone")
+	b.open("/")
+	b.until(`document.querySelectorAll('[data-item]').length === 1 && document.documentElement.scrollWidth <= window.innerWidth`, 5*time.Second)
+	b.shot("phone-list")
 }
 
 func TestBrowserDoubleClickSendsOneOrder(t *testing.T) {

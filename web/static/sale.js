@@ -44,6 +44,7 @@ function tick() {
   $('#when').textContent = upcoming ? 'Opens in' : (st === 'ended' ? 'Ended' : 'Ends in');
   $('#countdown').textContent = st === 'ended' ? '00:00:00' : countdown(Date.parse(upcoming ? item.starts_at : item.ends_at) - now);
   $('#buy').disabled = !user || buying || st !== 'live';
+  $('#signin').classList.toggle('hidden', !!user || st === 'sold_out' || st === 'ended');
   $('#buy').dataset.state = st;
   if (!messageLocked) {
     if (st === 'sold_out') say('Sold out. Every unit has been claimed.', 'error');
@@ -135,7 +136,6 @@ async function main() {
     return;
   }
   renderOnce();
-  $('#signin').classList.toggle('hidden', !!user);
   signInForm($('#signin-form'), () => location.reload());
   $('#buy-form').addEventListener('submit', (ev) => { ev.preventDefault(); purchase(); });
   if (user) {
