@@ -27,6 +27,7 @@ import (
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/stock"
+	"github.com/seckill/seckill/internal/sync/lock"
 	"github.com/seckill/seckill/internal/sync/stocksync"
 	"github.com/seckill/seckill/web"
 )
@@ -157,6 +158,10 @@ func (a *App) Run(ctx context.Context) error {
 		return err
 	})
 	g.Go(func() error { return a.hub.Run(workers) })
+	jobs := a.syncer.NewJobs(lock.New(a.rdb, a.cfg.RedisPrefix), stocksync.JobsConfig{
+		PaymentTimeout: a.cfg.PaymentTimeout, SweepEvery: a.cfg.SweepEvery, ReconcileEvery: a.cfg.ReconcileEvery,
+	})
+	g.Go(func() error { return jobs.Run(workers) })
 	for i := range a.cfg.Workers {
 		p := order.NewPersister(a.rdb, a.keys, a.orders, a.syncer, a.metrics, a.persisterConfig(i), a.log)
 		g.Go(func() error { return p.Run(workers) })

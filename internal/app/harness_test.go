@@ -57,7 +57,10 @@ func start(tb testing.TB, clk interface{ Now() time.Time }, opts ...option) *ser
 	_, prefix := testenv.Redis(tb)
 	cfg := config.Config{HTTPAddr: "127.0.0.1:0", MySQLDSN: db.DSN, RedisAddr: testenv.RedisAddr(tb), RedisPrefix: prefix,
 		AdminToken: adminToken, JWTSecret: jwtSecret, DemoLogin: true, SessionTTL: time.Hour,
-		Workers: 2, BatchSize: 200, ClaimIdle: time.Second, ShutdownTimout: 5 * time.Second}
+		Workers: 2, BatchSize: 200, ClaimIdle: time.Second, ShutdownTimout: 5 * time.Second,
+		// Reconciliation stays out of the way of tests that drift Redis on
+		// purpose; they call the endpoint themselves.
+		PaymentTimeout: 15 * time.Minute, SweepEvery: 100 * time.Millisecond, ReconcileEvery: time.Hour}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -23,6 +23,9 @@ type Config struct {
 	BatchSize      int           // SECKILL_BATCH_SIZE
 	ClaimIdle      time.Duration // SECKILL_CLAIM_IDLE
 	ShutdownTimout time.Duration // SECKILL_SHUTDOWN_TIMEOUT
+	PaymentTimeout time.Duration // SECKILL_PAYMENT_TIMEOUT
+	SweepEvery     time.Duration // SECKILL_SWEEP_INTERVAL
+	ReconcileEvery time.Duration // SECKILL_RECONCILE_INTERVAL
 }
 
 // ErrInvalid is returned (wrapped) for a setting that is missing or malformed.
@@ -49,6 +52,9 @@ func Load(getenv func(string) string) (Config, error) {
 		BatchSize:      r.integer("SECKILL_BATCH_SIZE", 500),
 		ClaimIdle:      r.duration("SECKILL_CLAIM_IDLE", 30*time.Second),
 		ShutdownTimout: r.duration("SECKILL_SHUTDOWN_TIMEOUT", 15*time.Second),
+		PaymentTimeout: r.duration("SECKILL_PAYMENT_TIMEOUT", 15*time.Minute),
+		SweepEvery:     r.duration("SECKILL_SWEEP_INTERVAL", 5*time.Second),
+		ReconcileEvery: r.duration("SECKILL_RECONCILE_INTERVAL", 30*time.Second),
 	}
 	if r.err != nil {
 		return Config{}, r.err
@@ -66,6 +72,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: SECKILL_JWT_SECRET must be at least %d bytes", ErrInvalid, MinSecretLen)
 	case c.Workers < 1 || c.BatchSize < 1:
 		return fmt.Errorf("%w: SECKILL_WORKERS and SECKILL_BATCH_SIZE must be at least 1", ErrInvalid)
+	case c.PaymentTimeout <= 0 || c.SweepEvery <= 0 || c.ReconcileEvery <= 0:
+		return fmt.Errorf("%w: SECKILL_PAYMENT_TIMEOUT, SECKILL_SWEEP_INTERVAL and SECKILL_RECONCILE_INTERVAL must be positive", ErrInvalid)
 	}
 	return nil
 }

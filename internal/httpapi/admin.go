@@ -157,3 +157,13 @@ func (s *Server) itemStats(c *gin.Context) {
 	}
 	c.JSON(http.StatusOK, st)
 }
+
+// reconcile checks every open sale now and repairs Redis where it drifted.
+func (s *Server) reconcile(c *gin.Context) {
+	rep, err := s.Syncer.Reconcile(c.Request.Context())
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, rep)
+}

@@ -43,6 +43,9 @@ var errorTable = []struct {
 	{catalog.ErrStockConflict, apiErr(http.StatusConflict, "stock_conflict", "stock_total cannot go below what is already sold")},
 	{stock.ErrStockConflict, apiErr(http.StatusConflict, "stock_conflict", "stock_total cannot go below what is already sold")},
 	{order.ErrNotFound, apiErr(http.StatusNotFound, "order_not_found", "no such order")},
+	{order.ErrPaid, apiErr(http.StatusConflict, "order_paid", "this order is paid and can no longer be cancelled")},
+	{order.ErrCancelled, apiErr(http.StatusConflict, "order_cancelled", "this order was cancelled and can no longer be paid")},
+	{errOrderPending, apiErr(http.StatusConflict, "order_pending", "your order is still being saved; try again in a moment")},
 	{stock.ErrNotStarted, apiErr(http.StatusForbidden, "not_started", "the sale has not started yet")},
 	{stock.ErrEnded, apiErr(http.StatusForbidden, "ended", "the sale has ended")},
 	{stock.ErrOverLimit, &Error{Status: http.StatusBadRequest, Code: "invalid_quantity",
@@ -59,10 +62,10 @@ func writeError(c *gin.Context, err error) {
 	if ans.Status >= 500 {
 		slog.ErrorContext(c.Request.Context(), "request failed", "path", c.FullPath(), "err", err)
 	}
-	switch ans.Status {
-	case http.StatusServiceUnavailable:
+	switch {
+	case ans.Status == http.StatusServiceUnavailable, ans.Code == "order_pending":
 		c.Header("Retry-After", "1")
-	case http.StatusUnauthorized:
+	case ans.Status == http.StatusUnauthorized:
 		c.Header("WWW-Authenticate", `Bearer realm="seckill"`)
 	}
 	c.AbortWithStatusJSON(ans.Status, gin.H{"error": ans})

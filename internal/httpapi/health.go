@@ -8,13 +8,19 @@ import (
 
 func (s *Server) healthz(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) }
 
-// readyz is 200 when MySQL and Redis answer and the scripts are loaded;
-// otherwise 503 naming what failed, so a load balancer stops routing here.
+// readyz is 200 "ready" when MySQL and Redis answer and the scripts are
+// loaded. With MySQL alone down it is still 200, "degraded": purchases are
+// answered from Redis and queue up until MySQL is back, so a load balancer
+// must keep routing here. Without Redis (or its scripts) nothing can be sold:
+// 503, naming what failed.
 func (s *Server) readyz(c *gin.Context) {
 	failed := s.Ready(c.Request.Context())
-	if len(failed) > 0 {
+	switch {
+	case len(failed) == 0:
+		c.JSON(http.StatusOK, gin.H{"status": "ready"})
+	case len(failed) == 1 && failed["mysql"] != "":
+		c.JSON(http.StatusOK, gin.H{"status": "degraded", "failed": failed})
+	default:
 		c.JSON(http.StatusServiceUnavailable, gin.H{"status": "unavailable", "failed": failed})
-		return
 	}
-	c.JSON(http.StatusOK, gin.H{"status": "ready"})
 }

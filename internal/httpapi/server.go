@@ -35,6 +35,7 @@ type Stock interface {
 type Orders interface {
 	Get(ctx context.Context, id string) (order.Order, error)
 	ListByUser(ctx context.Context, userID string) ([]order.Order, error)
+	Pay(ctx context.Context, id, userID string) (order.Order, error)
 }
 
 // Syncer keeps Redis in step with MySQL.
@@ -42,6 +43,8 @@ type Syncer interface {
 	Warm(ctx context.Context, itemID int64) error
 	Stats(ctx context.Context, itemID int64) (stocksync.Stats, error)
 	UpdateItem(ctx context.Context, id int64, p catalog.Patch) (catalog.Item, error)
+	Cancel(ctx context.Context, orderID, userID, reason string) (order.Order, error)
+	Reconcile(ctx context.Context) (stocksync.Report, error)
 }
 
 // Deps is everything the server is built from.
@@ -105,6 +108,8 @@ func New(d Deps) *gin.Engine {
 	shop.POST("/items/:id/purchase", s.purchase)
 	shop.GET("/orders", s.listOrders)
 	shop.GET("/orders/:id", s.getOrder)
+	shop.POST("/orders/:id/pay", s.payOrder)
+	shop.POST("/orders/:id/cancel", s.cancelOrder)
 
 	adm := v1.Group("/admin", s.admin)
 	adm.GET("/session", s.adminSessionInfo)
@@ -113,6 +118,7 @@ func New(d Deps) *gin.Engine {
 	adm.PATCH("/items/:id", s.updateItem)
 	adm.POST("/items/:id/warm", s.warmItem)
 	adm.GET("/items/:id/stats", s.itemStats)
+	adm.GET("/reconcile", s.reconcile)
 	return r
 }
 

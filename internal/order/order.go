@@ -17,8 +17,18 @@ const (
 	StatusCancelled = "cancelled"
 )
 
-// ErrNotFound is returned when no order matches.
-var ErrNotFound = errors.New("order: not found")
+// Errors of the order store.
+var (
+	ErrNotFound  = errors.New("order: not found")
+	ErrPaid      = errors.New("order: already paid")
+	ErrCancelled = errors.New("order: cancelled")
+)
+
+// Cancel reasons.
+const (
+	ReasonShopper = "shopper"
+	ReasonTimeout = "timeout"
+)
 
 // Order is one shopper's order for one item.
 type Order struct {
@@ -27,6 +37,7 @@ type Order struct {
 	UserID         string
 	Quantity       int
 	Status         string
+	CancelReason   string
 	IdempotencyKey string
 	CreatedAt      time.Time
 }
@@ -39,6 +50,8 @@ type row struct {
 	UserID         string
 	Quantity       int
 	Status         string
+	CancelReason   *string
+	RedisReleased  bool `gorm:"default:true"`
 	IdempotencyKey *string
 	StreamMs       uint64
 	StreamSeq      uint64
@@ -52,6 +65,9 @@ func (r row) order() Order {
 	o := Order{ID: r.ID, ItemID: r.ItemID, UserID: r.UserID, Quantity: r.Quantity, Status: r.Status, CreatedAt: r.CreatedAt}
 	if r.IdempotencyKey != nil {
 		o.IdempotencyKey = *r.IdempotencyKey
+	}
+	if r.CancelReason != nil {
+		o.CancelReason = *r.CancelReason
 	}
 	return o
 }

@@ -178,7 +178,7 @@ func toRow(e keyspace.Entry) (row, error) {
 		return row{}, err
 	}
 	r := row{ID: e.OrderID, ItemID: e.ItemID, UserID: e.UserID, Quantity: e.Quantity,
-		Status: StatusConfirmed, StreamMs: ms, StreamSeq: seq, CreatedAt: e.CreatedAt}
+		Status: StatusConfirmed, RedisReleased: true, StreamMs: ms, StreamSeq: seq, CreatedAt: e.CreatedAt}
 	if e.IdempotencyKey != "" {
 		key := e.IdempotencyKey
 		r.IdempotencyKey = &key

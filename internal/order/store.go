@@ -69,15 +69,19 @@ func (s *Store) Existing(ctx context.Context, ids []string) (map[string]bool, er
 type Counts struct {
 	Confirmed, Paid, Cancelled int
 	ActiveQuantity             int // units held by confirmed and paid orders
+	// OwedQuantity is stock of cancelled orders already back in MySQL but
+	// not yet given back in Redis.
+	OwedQuantity int
 }
 
 // Count returns the item's order counts by status.
 func (s *Store) Count(ctx context.Context, itemID int64) (Counts, error) {
 	var rows []struct {
-		Status string
-		N, Qty int
+		Status      string
+		N, Qty, Owe int
 	}
-	err := s.db.WithContext(ctx).Model(&row{}).Select("status, COUNT(*) AS n, COALESCE(SUM(quantity),0) AS qty").
+	err := s.db.WithContext(ctx).Model(&row{}).
+		Select("status, COUNT(*) AS n, COALESCE(SUM(quantity),0) AS qty, COALESCE(SUM(IF(redis_released, 0, quantity)),0) AS owe").
 		Where("item_id = ?", itemID).Group("status").Scan(&rows).Error
 	if err != nil {
 		return Counts{}, fmt.Errorf("count orders of item %d: %w", itemID, err)
@@ -90,7 +94,7 @@ func (s *Store) Count(ctx context.Context, itemID int64) (Counts, error) {
 		case StatusPaid:
 			c.Paid, c.ActiveQuantity = r.N, c.ActiveQuantity+r.Qty
 		case StatusCancelled:
-			c.Cancelled = r.N
+			c.Cancelled, c.OwedQuantity = r.N, r.Owe
 		}
 	}
 	return c, nil

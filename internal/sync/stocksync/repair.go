@@ -25,16 +25,25 @@ func (s *Syncer) Repair(ctx context.Context, itemID int64, rejected []keyspace.E
 			return err
 		}
 	}
+	delta, err := s.correct(ctx, itemID)
+	if delta != 0 {
+		s.log.Warn("repaired redis stock after rejected orders", "item_id", itemID, "delta", delta)
+	}
+	return err
+}
+
+// correct measures the drift of Redis stock and removes it; the caller holds
+// the repair lock. It returns the change made.
+func (s *Syncer) correct(ctx context.Context, itemID int64) (int64, error) {
 	st, err := s.Stats(ctx, itemID)
 	if err != nil || st.StockRedis == nil || st.RedisDrift == 0 {
-		return err
+		return 0, err
 	}
 	// Never below zero: if MySQL cannot even hold the orders still queued,
 	// those will be rejected too, and repaired then.
 	delta := -min(st.RedisDrift, *st.StockRedis)
 	if _, err := s.stock.Adjust(ctx, itemID, delta); err != nil {
-		return err
+		return 0, err
 	}
-	s.log.Warn("repaired redis stock after rejected orders", "item_id", itemID, "delta", delta)
-	return nil
+	return delta, nil
 }

@@ -25,7 +25,10 @@ type Stats struct {
 	// RedisDrift is Redis stock minus what it should be; a repair subtracts
 	// it. It stays the same while purchases go on.
 	RedisDrift int64 `json:"-"`
+	active     int   // units held by active orders in MySQL
 }
+
+func (st Stats) activeQuantity() int { return st.active }
 
 // Stats checks invariant 4 while the sale goes on. Redis is read at one
 // instant t1 (stock and stream together) and MySQL at a later instant t2 in
@@ -34,6 +37,7 @@ type Stats struct {
 // persisted batch in between makes a consistent sale look drifted:
 //
 //	redis stock = mysql stock + active qty persisted after t1 − qty still unpersisted
+//	              − qty of cancellations not yet given back in Redis
 //	mysql stock = stock total − active qty in MySQL
 //
 // It returns catalog.ErrNotFound for an unknown item.
@@ -91,12 +95,12 @@ func assemble(it catalog.Item, c order.Counts, warm bool, redisStock int64, unpe
 	st := Stats{
 		ItemID: it.ID, StockTotal: it.StockTotal, StockMySQL: it.Stock,
 		OrdersPending: len(unpersisted), OrdersConfirmed: c.Confirmed, OrdersPaid: c.Paid, OrdersCancelled: c.Cancelled,
-		Sold: c.ActiveQuantity + pendingQty, Problems: []string{},
+		Sold: c.ActiveQuantity + pendingQty, Problems: []string{}, active: c.ActiveQuantity,
 	}
 	if warm {
 		st.StockRedis = &redisStock
 	}
-	st.check(warm, redisStock, int64(it.Stock+after-pendingQty), it.StockTotal-c.ActiveQuantity)
+	st.check(warm, redisStock, int64(it.Stock+after-pendingQty-c.OwedQuantity), it.StockTotal-c.ActiveQuantity)
 	return st
 }
 

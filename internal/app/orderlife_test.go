@@ -1,0 +1,168 @@
+package app_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/seckill/seckill/internal/config"
+	"github.com/seckill/seckill/internal/keyspace"
+)
+
+// buyConfirmed buys for each user and waits until the orders are in MySQL.
+func buyConfirmed(t *testing.T, s *server, id int64, users ...string) []string {
+	t.Helper()
+	ids := make([]string, len(users))
+	for i, u := range users {
+		r := s.call(t, "POST", "/api/v1/items/"+itoa(id)+"/purchase", mintToken(t, u), nil)
+		check(t, r, want{202, "", ""})
+		ids[i] = r.str("order_id")
+	}
+	s.settle(t, id)
+	return ids
+}
+
+func TestPayAndCancel(t *testing.T) {
+	s := start(t, newClock(t0))
+	id := s.sale(t, 5, 1, t0, t0.Add(time.Hour))
+	orders := buyConfirmed(t, s, id, "alice", "bob")
+	alice, bob := mintToken(t, "alice"), mintToken(t, "bob")
+	pay := func(tok, oid string) reply { return s.call(t, "POST", "/api/v1/orders/"+oid+"/pay", tok, nil) }
+	cancel := func(tok, oid string) reply { return s.call(t, "POST", "/api/v1/orders/"+oid+"/cancel", tok, nil) }
+
+	check(t, pay(bob, orders[0]), want{404, "order_not_found", ""})
+	check(t, cancel(bob, orders[0]), want{404, "order_not_found", ""})
+	check(t, pay("", orders[0]), want{401, "unauthenticated", ""})
+	if r := pay(alice, orders[0]); r.status != 200 || r.str("status") != "paid" {
+		t.Fatalf("pay: %d %s", r.status, r.raw)
+	}
+	if r := pay(alice, orders[0]); r.status != 200 || r.str("status") != "paid" {
+		t.Fatalf("paying again must be harmless: %d %s", r.status, r.raw)
+	}
+	check(t, cancel(alice, orders[0]), want{409, "order_paid", ""})
+
+	if r := cancel(bob, orders[1]); r.status != 200 || r.str("status") != "cancelled" {
+		t.Fatalf("cancel: %d %s", r.status, r.raw)
+	}
+	check(t, pay(bob, orders[1]), want{409, "order_cancelled", ""})
+	if r := cancel(bob, orders[1]); r.status != 200 {
+		t.Fatalf("cancelling again must be harmless: %d %s", r.status, r.raw)
+	}
+	st := s.stats(t, id)
+	if st.body["consistent"] != true || st.body["stock_redis"].(float64) != 4 || st.body["stock_mysql"].(float64) != 4 ||
+		st.body["orders_cancelled"].(float64) != 1 {
+		t.Fatalf("after one paid and one cancelled order: %s", st.raw)
+	}
+	again := s.call(t, "POST", "/api/v1/items/"+itoa(id)+"/purchase", bob, nil)
+	check(t, again, want{202, "", ""})
+	if again.str("order_id") == orders[1] {
+		t.Fatal("buying again after cancelling returned the cancelled order")
+	}
+	if st := s.settle(t, id); st.body["consistent"] != true || st.body["stock_mysql"].(float64) != 3 {
+		t.Fatalf("after buying again: %s", st.raw)
+	}
+}
+
+// TestPayRacesCancel: for each order a pay and a cancel are sent at once.
+// Exactly one wins; the loser gets 409 and changes nothing.
+func TestPayRacesCancel(t *testing.T) {
+	s := start(t, newClock(t0))
+	const n = 40
+	id := s.sale(t, n, 1, t0, t0.Add(time.Hour))
+	users := make([]string, n)
+	for i := range users {
+		users[i] = "racer" + strconv.Itoa(i)
+	}
+	orders := buyConfirmed(t, s, id, users...)
+	var paid, cancelled int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i, oid := range orders {
+		tok := mintToken(t, users[i])
+		var a, b reply
+		wg.Go(func() { a = s.call(t, "POST", "/api/v1/orders/"+oid+"/pay", tok, nil) })
+		wg.Go(func() { b = s.call(t, "POST", "/api/v1/orders/"+oid+"/cancel", tok, nil) })
+		wg.Wait()
+		mu.Lock()
+		switch {
+		case a.status == 200 && b.status == 409 && b.errCode() == "order_paid":
+			paid++
+		case b.status == 200 && a.status == 409 && a.errCode() == "order_cancelled":
+			cancelled++
+		default:
+			t.Errorf("order %s: pay %d %s, cancel %d %s: want one 200 and one 409", oid, a.status, a.raw, b.status, b.raw)
+		}
+		mu.Unlock()
+	}
+	st := s.settle(t, id)
+	t.Logf("%d pays won, %d cancels won: %s", paid, cancelled, st.raw)
+	if st.body["consistent"] != true || st.body["orders_paid"].(float64) != float64(paid) ||
+		st.body["orders_cancelled"].(float64) != float64(cancelled) || st.body["stock_redis"].(float64) != float64(cancelled) {
+		t.Fatalf("after the races: %s", st.raw)
+	}
+}
+
+// TestUnpaidOrdersTimeOut: the sweeper cancels orders unpaid after the
+// payment timeout, by the server's clock, and gives their stock back; paid
+// orders stay.
+func TestUnpaidOrdersTimeOut(t *testing.T) {
+	clk := newClock(t0)
+	s := start(t, clk, func(c *config.Config) {
+		c.PaymentTimeout, c.SweepEvery = 10*time.Minute, 50*time.Millisecond
+	})
+	id := s.sale(t, 3, 1, t0, t0.Add(time.Hour))
+	orders := buyConfirmed(t, s, id, "late1", "late2", "payer")
+	if r := s.call(t, "POST", "/api/v1/orders/"+orders[2]+"/pay", mintToken(t, "payer"), nil); r.status != 200 {
+		t.Fatalf("pay: %s", r.raw)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if st := s.stats(t, id); st.body["orders_cancelled"].(float64) != 0 {
+		t.Fatalf("orders cancelled before the timeout: %s", st.raw)
+	}
+	clk.Add(10*time.Minute + time.Second)
+	deadline := time.Now().Add(5 * time.Second)
+	for s.stats(t, id).body["orders_cancelled"].(float64) != 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("unpaid orders not cancelled 5s after the timeout: %s", s.stats(t, id).raw)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	st := s.stats(t, id)
+	if st.body["consistent"] != true || st.body["stock_redis"].(float64) != 2 || st.body["orders_paid"].(float64) != 1 {
+		t.Fatalf("after the timeout: %s", st.raw)
+	}
+	check(t, s.call(t, "POST", "/api/v1/orders/"+orders[0]+"/pay", mintToken(t, "late1"), nil), want{409, "order_cancelled", ""})
+}
+
+// TestReconcileRepairsRedis drifts Redis in two ways and has the admin
+// endpoint find and repair both, then report everything consistent.
+func TestReconcileRepairsRedis(t *testing.T) {
+	s := start(t, newClock(t0))
+	a := s.sale(t, 10, 1, t0, t0.Add(time.Hour))
+	b := s.sale(t, 10, 1, t0, t0.Add(time.Hour))
+	buyConfirmed(t, s, a, "x1", "x2")
+	buyConfirmed(t, s, b, "y1")
+	rdb := redis.NewClient(&redis.Options{Addr: s.cfg.RedisAddr})
+	defer rdb.Close()
+	ctx := context.Background()
+	keys := keyspace.New(s.cfg.RedisPrefix)
+	rdb.Set(ctx, keys.Item(a).Stock(), 42, 0)                                    // drifted count
+	rdb.Del(ctx, keys.Item(b).Stock(), keys.Item(b).Meta(), keys.Item(b).Buyers()) // lost sale
+
+	r := s.call(t, "GET", "/api/v1/admin/reconcile", adminToken, nil)
+	if r.status != 200 || r.body["consistent"] != false || !strings.Contains(r.raw, "corrected Redis stock by -34") ||
+		!strings.Contains(r.raw, "warmed from MySQL") {
+		t.Fatalf("first reconcile: %d %s", r.status, r.raw)
+	}
+	r = s.call(t, "GET", "/api/v1/admin/reconcile", adminToken, nil)
+	if r.body["consistent"] != true || strings.Contains(r.raw, "corrected") {
+		t.Fatalf("second reconcile: %s", r.raw)
+	}
+	check(t, s.call(t, "POST", "/api/v1/items/"+itoa(b)+"/purchase", mintToken(t, "y1"), nil), want{409, "already_purchased", ""})
+	check(t, s.call(t, "GET", "/api/v1/admin/reconcile", "", nil), want{401, "unauthenticated", ""})
+}

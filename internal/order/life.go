@@ -1,0 +1,114 @@
+package order
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// Pay marks a confirmed order paid (payment itself is simulated). Paying a
+// paid order again returns it unchanged, so a retried payment is safe. It
+// returns ErrNotFound for an order that is not userID's and ErrCancelled if a
+// cancel or the payment timeout won the race.
+func (s *Store) Pay(ctx context.Context, id, userID string) (Order, error) {
+	var o Order
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		cur, err := lockOrder(tx, id, userID)
+		if err != nil {
+			return err
+		}
+		switch cur.Status {
+		case StatusCancelled:
+			return ErrCancelled
+		case StatusConfirmed:
+			if err := tx.Model(&row{}).Where("id = ?", id).Update("status", StatusPaid).Error; err != nil {
+				return err
+			}
+			cur.Status = StatusPaid
+		}
+		o = cur.order()
+		return nil
+	})
+	if err != nil {
+		return Order{}, fmt.Errorf("pay order %s: %w", id, err)
+	}
+	return o, nil
+}
+
+// Cancel cancels an unpaid order and puts its stock back on sale in MySQL, in
+// one transaction that also records the Redis step as owed (see Released).
+// userID "" cancels any shopper's order (the payment timeout). Cancelling a
+// cancelled order returns it unchanged. It returns ErrNotFound and ErrPaid.
+func (s *Store) Cancel(ctx context.Context, id, userID, reason string) (Order, error) {
+	var o Order
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		cur, err := lockOrder(tx, id, userID)
+		if err != nil {
+			return err
+		}
+		switch cur.Status {
+		case StatusPaid:
+			return ErrPaid
+		case StatusConfirmed:
+			if err := cancelTx(tx, &cur, reason); err != nil {
+				return err
+			}
+		}
+		o = cur.order()
+		return nil
+	})
+	if err != nil {
+		return Order{}, fmt.Errorf("cancel order %s: %w", id, err)
+	}
+	return o, nil
+}
+
+func cancelTx(tx *gorm.DB, cur *row, reason string) error {
+	err := tx.Model(&row{}).Where("id = ?", cur.ID).Updates(map[string]any{
+		"status": StatusCancelled, "cancel_reason": reason, "redis_released": false,
+	}).Error
+	if err != nil {
+		return err
+	}
+	res := tx.Exec("UPDATE items SET stock = stock + ? WHERE id = ?", cur.Quantity, cur.ItemID)
+	if res.Error != nil {
+		return res.Error
+	}
+	cur.Status, cur.CancelReason = StatusCancelled, &reason
+	return nil
+}
+
+// lockOrder reads the order for update; another shopper's order is not found.
+func lockOrder(tx *gorm.DB, id, userID string) (row, error) {
+	var cur row
+	err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Take(&cur, "id = ?", id).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) || (err == nil && userID != "" && cur.UserID != userID) {
+		return row{}, ErrNotFound
+	}
+	return cur, err
+}
+
+// Overdue returns up to limit confirmed (unpaid) orders created before
+// before, oldest first: the ones the payment timeout cancels.
+func (s *Store) Overdue(ctx context.Context, before time.Time, limit int) ([]Order, error) {
+	return s.find(ctx, s.db.WithContext(ctx).Where("status = ? AND created_at < ?", StatusConfirmed, before).
+		Order("created_at").Limit(limit))
+}
+
+// Unreleased returns up to limit cancelled orders whose stock has not been
+// given back in Redis yet.
+func (s *Store) Unreleased(ctx context.Context, limit int) ([]Order, error) {
+	return s.find(ctx, s.db.WithContext(ctx).Where("redis_released = ?", false).Limit(limit))
+}
+
+// MarkReleased records that a cancelled order's Redis step is done.
+func (s *Store) MarkReleased(ctx context.Context, id string) error {
+	if err := s.db.WithContext(ctx).Model(&row{}).Where("id = ?", id).Update("redis_released", true).Error; err != nil {
+		return fmt.Errorf("mark order %s released: %w", id, err)
+	}
+	return nil
+}

@@ -1,0 +1,75 @@
+package stocksync
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/seckill/seckill/internal/sync/lock"
+)
+
+// Locker runs a function while holding a named lock shared by every server
+// (lock.Locker does).
+type Locker interface {
+	Run(ctx context.Context, name, owner string, ttl time.Duration, fn func(ctx context.Context) error) error
+}
+
+// JobsConfig times the singleton jobs.
+type JobsConfig struct {
+	PaymentTimeout time.Duration // unpaid orders are cancelled after this
+	SweepEvery     time.Duration // how often to look for them
+	ReconcileEvery time.Duration // how often to check and repair every sale
+}
+
+// Jobs runs the sweeper and the reconciliation in every server; the lock
+// makes sure only one server does each at a time.
+type Jobs struct {
+	s     *Syncer
+	lock  Locker
+	owner string
+	cfg   JobsConfig
+}
+
+// NewJobs returns the jobs of one server.
+func (s *Syncer) NewJobs(l Locker, cfg JobsConfig) *Jobs {
+	return &Jobs{s: s, lock: l, owner: lock.NewOwner(), cfg: cfg}
+}
+
+// Run ticks until ctx ends.
+func (j *Jobs) Run(ctx context.Context) error {
+	sweep := time.NewTicker(j.cfg.SweepEvery)
+	defer sweep.Stop()
+	rec := time.NewTicker(j.cfg.ReconcileEvery)
+	defer rec.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-sweep.C:
+			j.once(ctx, "sweeper", j.Sweep)
+		case <-rec.C:
+			j.once(ctx, "reconcile", func(ctx context.Context) error { _, err := j.s.Reconcile(ctx); return err })
+		}
+	}
+}
+
+func (j *Jobs) once(ctx context.Context, name string, fn func(context.Context) error) {
+	err := j.lock.Run(ctx, name, j.owner, 30*time.Second, fn)
+	if err != nil && !errors.Is(err, lock.ErrNotObtained) && ctx.Err() == nil {
+		j.s.log.Warn("job failed", "job", name, "err", err)
+	}
+}
+
+// Sweep cancels unpaid orders past the payment timeout and finishes any
+// cancellation whose Redis step was interrupted.
+func (j *Jobs) Sweep(ctx context.Context) error {
+	for {
+		n, err := j.s.CancelOverdue(ctx, j.cfg.PaymentTimeout, 200)
+		if err != nil || n < 200 {
+			if err == nil {
+				_, err = j.s.FinishReleases(ctx, 500)
+			}
+			return err
+		}
+	}
+}
