@@ -206,3 +206,37 @@ func parseCountdown(tb testing.TB, s string) time.Duration {
 // localInput formats t for a datetime-local input in the browser's zone,
 // which for the test's Chromium is the machine's.
 func localInput(t time.Time) string { return t.Local().Format("2006-01-02T15:04:05") }
+
+func TestBrowserPayAndCancel(t *testing.T) {
+	clk := &liveClock{}
+	s := startLive(t, clk)
+	id := s.sale(t, 2, 1, clk.Now().Add(-time.Minute), clk.Now().Add(time.Hour))
+	b := newTab(t, s)
+	b.open("/")
+	b.do(chromedp.WaitVisible(css("#signin-form")), chromedp.SendKeys(css("#user-id"), "carol"),
+		chromedp.Click(css("#signin-form button[type=submit]")))
+	b.until(`!!document.querySelector('#who .who')`, 10*time.Second)
+	b.open("/sale/" + itoa(id))
+	b.until(`!document.querySelector('#buy').disabled`, 10*time.Second)
+	b.do(chromedp.Click(css("#buy")))
+	b.until(`document.querySelector('#order-status').textContent === 'confirmed'`, 10*time.Second)
+
+	b.open("/orders")
+	b.until(`document.querySelectorAll('#orders tr').length === 1 && !!document.querySelector('#orders button')`, 10*time.Second)
+	b.do(chromedp.Click(css("#orders button:not(.primary)"))) // Cancel
+	b.until(`document.querySelector('#orders .badge').textContent === 'cancelled'`, 10*time.Second)
+	b.shot("cancelled")
+	if st := s.settle(t, id); st.body["stock_redis"].(float64) != 2 || st.body["consistent"] != true {
+		t.Fatalf("after cancelling in the browser: %s", st.raw)
+	}
+
+	b.open("/sale/" + itoa(id)) // buy again, then pay
+	b.until(`!document.querySelector('#buy').disabled`, 10*time.Second)
+	b.do(chromedp.Click(css("#buy")))
+	b.until(`document.querySelector('#order-status').textContent === 'confirmed'`, 10*time.Second)
+	b.open("/orders")
+	b.until(`!!document.querySelector('#orders button.primary')`, 10*time.Second)
+	b.do(chromedp.Click(css("#orders button.primary"))) // Pay
+	b.until(`[...document.querySelectorAll('#orders .badge')].some(e => e.textContent === 'paid')`, 10*time.Second)
+	b.shot("paid")
+}

@@ -240,4 +240,18 @@ async function rewarm(id) {
   }
 }
 
+$('#reconcile').addEventListener('click', async () => {
+  const msg = $('#table-msg');
+  try {
+    const rep = await api('GET', '/api/v1/admin/reconcile');
+    const acts = rep.items.flatMap((it) => it.actions.map((a) => `sale ${it.item_id}: ${a}`));
+    msg.className = `message ${rep.consistent ? 'ok' : 'error'}`;
+    msg.textContent = rep.consistent ? `All ${rep.items.length} open sales consistent.`
+      : `Repaired: ${acts.join('; ') || 'nothing to repair yet (orders still settling)'}`;
+  } catch (err) {
+    msg.className = 'message error';
+    msg.textContent = `Reconcile failed: ${err.message}`;
+  }
+});
+
 (async () => { if (await signedIn()) start(); else showSignIn(); })();

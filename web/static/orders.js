@@ -15,13 +15,35 @@ async function load() {
   }
 }
 
+// act pays or cancels an order and reloads the list.
+async function act(o, what) {
+  try {
+    await api('POST', `/api/v1/orders/${o.order_id}/${what}`);
+    $('#error').textContent = '';
+  } catch (err) {
+    $('#error').textContent = err.code === 'order_pending'
+      ? 'Your order is still being saved. Try again in a moment.' : humanError(err);
+  }
+  load();
+}
+
+function actions(o) {
+  if (o.status !== 'confirmed' && o.status !== 'pending') return el('td');
+  const pay = el('button', { type: 'button', class: 'primary', textContent: 'Pay' });
+  pay.addEventListener('click', () => act(o, 'pay'));
+  const cancel = el('button', { type: 'button', textContent: 'Cancel' });
+  cancel.addEventListener('click', () => act(o, 'cancel'));
+  return el('td', { class: 'inline' }, pay, cancel);
+}
+
 function row(o) {
   return el('tr', { 'data-order': o.order_id },
     el('td', {}, el('a', { href: `/sale/${o.item_id}`, textContent: names[o.item_id] || `Sale ${o.item_id}` })),
     el('td', { class: 'num', textContent: String(o.quantity) }),
     el('td', {}, el('span', { class: `badge ${o.status}`, textContent: o.status })),
     el('td', { textContent: new Date(o.created_at).toLocaleString() }),
-    el('td', {}, el('code', { textContent: o.order_id })));
+    el('td', {}, el('code', { textContent: o.order_id })),
+    actions(o));
 }
 
 async function main() {
