@@ -151,7 +151,7 @@ func TestReconcileRepairsRedis(t *testing.T) {
 	defer rdb.Close()
 	ctx := context.Background()
 	keys := keyspace.New(s.cfg.RedisPrefix)
-	rdb.Set(ctx, keys.Item(a).Stock(), 42, 0)                                    // drifted count
+	rdb.Set(ctx, keys.Item(a).Stock(), 42, 0)                                      // drifted count
 	rdb.Del(ctx, keys.Item(b).Stock(), keys.Item(b).Meta(), keys.Item(b).Buyers()) // lost sale
 
 	r := s.call(t, "GET", "/api/v1/admin/reconcile", adminToken, nil)

@@ -70,10 +70,10 @@ func (s *Syncer) reconcileItem(ctx context.Context, id int64) (ItemReport, error
 			ir.Actions = append(ir.Actions, fmt.Sprintf("corrected Redis stock by %+d to match MySQL", delta))
 		}
 	}
+	ir.Repaired = len(ir.Actions) > 0 // a note for a person repairs nothing
 	if st.StockMySQL != st.StockTotal-st.activeQuantity() {
 		ir.Actions = append(ir.Actions, "MySQL stock disagrees with its own orders: left for a person to check")
 	}
-	ir.Repaired = len(ir.Actions) > 0
 	return ir, s.record(ctx, id, ir.Actions)
 }
 
