@@ -108,15 +108,18 @@ func (b *tab) eval(expr string) bool {
 }
 
 // until waits for a JavaScript condition to hold. A poll does not survive a
-// navigation (a page reloading itself after sign-in), so it is re-armed
+// navigation (a page reloading itself after sign-in), and one armed while a
+// page is being replaced can hang, so each attempt is bounded and re-armed
 // until the deadline.
 func (b *tab) until(expr string, timeout time.Duration) {
 	b.tb.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		left := time.Until(deadline)
-		_, err := chromedp.Run(b.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(max(left, time.Millisecond)),
+		left := max(time.Until(deadline), time.Millisecond)
+		attempt, cancel := context.WithTimeout(b.ctx, min(left, 2*time.Second))
+		_, err := chromedp.Run(attempt, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(min(left, 2*time.Second)),
 			chromedp.WithPollingInterval(50*time.Millisecond)))
+		cancel()
 		if err == nil {
 			return
 		}
