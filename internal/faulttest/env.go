@@ -1,0 +1,173 @@
+package faulttest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/redis/go-redis/v9"
+)
+
+const howTo = "set SECKILL_TEST_MYSQL_DSN (a DSN without a database name whose user may create seckill_* " +
+	"databases, e.g. seckill:seckill@tcp(127.0.0.1:3306)/?parseTime=true&loc=UTC) and " +
+	"SECKILL_TEST_REDIS_ADDR (e.g. 127.0.0.1:6379); `make services` provides both"
+
+// Env is what the test binary found in its environment. TestMain fills it:
+// it is the one place these tests read the environment.
+type Env struct {
+	MySQLDSN  string   // SECKILL_TEST_MYSQL_DSN: the shared MySQL, no database name
+	RedisAddr string   // SECKILL_TEST_REDIS_ADDR: the shared Redis
+	Binary    string   // the server binary TestMain built
+	ProcEnv   []string // the environment children start with (no SECKILL_ variables)
+}
+
+// ChildEnv returns environ without SECKILL_ variables, so a developer's
+// settings never leak into the servers a test starts.
+func ChildEnv(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, "SECKILL_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// BuildServer compiles ./cmd/server of the module that holds the working
+// directory into dir and returns the binary's path.
+func BuildServer(dir string) (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	gomod := strings.TrimSpace(string(out))
+	if err != nil || gomod == "" || gomod == os.DevNull {
+		return "", fmt.Errorf("build server: no go.mod found (go env GOMOD: %q, %v)", gomod, err)
+	}
+	bin := filepath.Join(dir, "seckill")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/server")
+	cmd.Dir = filepath.Dir(gomod)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/server: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// Setup is one test's world: the stores its servers use, a database name
+// and a Redis prefix of its own, the secrets, and a directory for logs.
+type Setup struct {
+	Env
+	MySQLBase       string // DSN without a database: the shared MySQL or a private one
+	DBName          string // seckill_fault_<random>; the server creates and migrates it
+	Prefix          string // Redis key prefix, unique per test
+	AdminToken      string
+	JWTSecret       string
+	ClaimIdle       time.Duration
+	ShutdownTimeout time.Duration
+	Dir             string
+}
+
+// NewSetup checks that the shared services answer (failing the test with
+// how to provide them if not) and returns a setup on them with fresh names.
+// Cleanup drops the database and deletes the prefix's keys.
+func NewSetup(tb testing.TB, env Env) *Setup {
+	tb.Helper()
+	if env.MySQLDSN == "" || env.RedisAddr == "" {
+		tb.Fatalf("faulttest needs the shared MySQL and Redis: %s", howTo)
+	}
+	if env.Binary == "" {
+		tb.Fatal("faulttest: no server binary (TestMain must call BuildServer)")
+	}
+	s := &Setup{Env: env, MySQLBase: env.MySQLDSN, DBName: "seckill_fault_" + randomHex(6),
+		Prefix: "seckillfault:" + randomHex(6), AdminToken: "fault-admin-" + randomHex(12),
+		JWTSecret: "fault-jwt-secret-" + randomHex(24), ClaimIdle: 2 * time.Second,
+		ShutdownTimeout: 5 * time.Second, Dir: tb.TempDir()}
+	pingMySQL(tb, env.MySQLDSN)
+	pingRedis(tb, env.RedisAddr)
+	tb.Cleanup(func() { dropDatabase(s.MySQLBase, s.DBName) })
+	tb.Cleanup(func() { deletePrefix(env.RedisAddr, s.Prefix) })
+	return s
+}
+
+// DSN is the DSN of this test's database on MySQLBase.
+func (s *Setup) DSN() string { return withDB(s.MySQLBase, s.DBName) }
+
+// OpenDB connects to this test's database directly, for the checks.
+func (s *Setup) OpenDB(tb testing.TB) *sql.DB {
+	tb.Helper()
+	db, err := sql.Open("mysql", s.DSN())
+	if err != nil {
+		tb.Fatalf("open %s: %v", s.DBName, err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+func withDB(base, name string) string {
+	cfg, err := mysql.ParseDSN(base)
+	if err != nil {
+		panic(fmt.Sprintf("faulttest: bad MySQL DSN %q: %v", base, err))
+	}
+	cfg.DBName, cfg.ParseTime, cfg.Loc = name, true, time.UTC
+	return cfg.FormatDSN()
+}
+
+func pingMySQL(tb testing.TB, dsn string) {
+	tb.Helper()
+	db, err := sql.Open("mysql", dsn)
+	if err == nil {
+		defer db.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = db.PingContext(ctx)
+	}
+	if err != nil {
+		tb.Fatalf("shared MySQL (SECKILL_TEST_MYSQL_DSN) does not answer: %v; %s", err, howTo)
+	}
+}
+
+func pingRedis(tb testing.TB, addr string) {
+	tb.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		tb.Fatalf("shared Redis (SECKILL_TEST_REDIS_ADDR=%s) does not answer: %v; %s", addr, err, howTo)
+	}
+}
+
+// dropDatabase is best effort: a private MySQL may already be gone.
+func dropDatabase(base, name string) {
+	db, err := sql.Open("mysql", base)
+	if err != nil {
+		return
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	db.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+name+"`")
+}
+
+func deletePrefix(addr, prefix string) {
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	iter := rdb.Scan(ctx, 0, prefix+":*", 1000).Iterator()
+	for iter.Next(ctx) {
+		rdb.Del(ctx, iter.Val())
+	}
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b) // never fails (crypto/rand panics instead)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,58 @@
+package faulttest_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/seckill/seckill/internal/faulttest"
+)
+
+func redisClient(t testing.TB, addr string) *redis.Client {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
+}
+
+// logStorm logs the storm's size and what the shoppers saw, and fails on
+// outcomes no fault explains.
+func logStorm(t testing.TB, cfg faulttest.StormConfig, res faulttest.Result) {
+	t.Helper()
+	t.Logf("storm: %d requests by %d shoppers (%d concurrent clients, up to %d units each) in %v: %s",
+		res.Requests, cfg.Shoppers, cfg.Workers, max(cfg.MaxQty, 1), res.Elapsed.Round(time.Millisecond), res.Summary())
+	if len(res.NoAnswer) > 0 {
+		t.Logf("e.g. no answer because: %q", res.NoAnswer)
+	}
+	if u := res.Unexpected(); len(u) > 0 {
+		t.Errorf("unexpected outcomes: %v", u)
+	}
+	if res.Requests != cfg.Requests {
+		t.Errorf("storm recorded %d requests, sent %d", res.Requests, cfg.Requests)
+	}
+}
+
+// noneHeldBy fails if consumers of the dead process pid still hold entries
+// of stream: a survivor must have reclaimed them.
+func noneHeldBy(t testing.TB, rdb *redis.Client, stream string, pid int) {
+	t.Helper()
+	n, err := faulttest.PendingOf(context.Background(), rdb, stream, pid)
+	if err != nil {
+		t.Fatalf("XPENDING: %v", err)
+	}
+	if n != 0 {
+		t.Errorf("the killed process's consumers still hold %d entries: nobody reclaimed them", n)
+	}
+}
+
+// streamLen is how many orders are queued and not yet persisted.
+func streamLen(t testing.TB, rdb *redis.Client, stream string) int64 {
+	t.Helper()
+	n, err := rdb.XLen(context.Background(), stream).Result()
+	if err != nil {
+		t.Fatalf("XLEN %s: %v", stream, err)
+	}
+	return n
+}

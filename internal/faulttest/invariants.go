@@ -1,0 +1,188 @@
+package faulttest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// Report is what Verify measured.
+type Report struct {
+	Acked      int           // shoppers holding a 202
+	Rows       int           // the sale's orders in MySQL
+	ActiveQty  int           // Σ quantity of its active orders
+	Unacked    int           // rows whose 202 never reached a shopper (lost to the fault, or never sent)
+	Missing    int           // order ids a shopper was given that MySQL does not hold
+	Duplicates int           // order ids stored twice, plus extra active orders of one shopper
+	Drained    time.Duration // how long the queue took to drain once Verify began
+	Stats      Stats
+}
+
+func (r Report) String() string {
+	return fmt.Sprintf("shoppers with a 202: %d, rows in MySQL: %d (Σ qty %d, %d never acknowledged), "+
+		"missing: %d, duplicates: %d, drained in %v; stock total %d, mysql %d, redis %s, consistent %v",
+		r.Acked, r.Rows, r.ActiveQty, r.Unacked, r.Missing, r.Duplicates, r.Drained.Round(time.Millisecond),
+		r.Stats.StockTotal, r.Stats.StockMySQL, fmtStock(r.Stats.StockRedis), r.Stats.Consistent)
+}
+
+func fmtStock(p *int64) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(*p)
+}
+
+// orderRow is one row of orders.
+type orderRow struct {
+	ID, User, Status string
+	Qty              int
+}
+
+// Verify waits until the sale's queue is drained (orders_pending 0, up to
+// 30s), then checks the README's invariants straight against MySQL and
+// through the admin stats:
+//
+//  1. no oversell: Σ quantity of active orders ≤ stock_total, Redis stock ≥ 0;
+//  2. one active order per (item, shopper);
+//  3. every order id a shopper was given (202, or named by a 409) is in MySQL
+//     exactly once, for that shopper and quantity;
+//  4. drained: Redis stock = MySQL stock = stock_total − Σ active quantity,
+//     and the stats say consistent.
+//
+// Each violation is reported with tb.Errorf; the report holds the counts.
+func Verify(tb testing.TB, db *sql.DB, api *API, itemID int64, res Result) Report {
+	tb.Helper()
+	rep := Report{Acked: len(res.Acked)}
+	rep.Stats, rep.Drained = drain(tb, api, itemID)
+	rows, stock, total := readSale(tb, db, itemID)
+	rep.Rows = len(rows)
+	byID := map[string][]orderRow{}
+	active := map[string]int{}
+	given := map[string]bool{}
+	for _, oid := range res.Acked {
+		given[oid] = true
+	}
+	for _, r := range rows {
+		byID[r.ID] = append(byID[r.ID], r)
+		if !given[r.ID] {
+			rep.Unacked++
+		}
+		if r.Status != "cancelled" {
+			rep.ActiveQty += r.Qty
+			active[r.User]++
+		}
+	}
+	for id, rs := range byID {
+		if len(rs) > 1 {
+			rep.Duplicates += len(rs) - 1
+			tb.Errorf("invariant 3: order %s stored %d times", id, len(rs))
+		}
+	}
+	for user, n := range active {
+		if n > 1 {
+			rep.Duplicates += n - 1
+			tb.Errorf("invariant 2: %s holds %d active orders", user, n)
+		}
+	}
+	rep.Missing = checkGiven(tb, res, byID)
+	checkStock(tb, rep, stock, total)
+	tb.Logf("invariants: %s", rep)
+	return rep
+}
+
+// drain polls the stats until nothing of the sale is pending.
+func drain(tb testing.TB, api *API, itemID int64) (Stats, time.Duration) {
+	tb.Helper()
+	began := time.Now()
+	var st Stats
+	err := waitFor(30*time.Second, 50*time.Millisecond, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var err error
+		if st, err = api.Stats(ctx, itemID); err == nil && st.OrdersPending > 0 {
+			err = fmt.Errorf("%d orders pending: %s", st.OrdersPending, st.Raw)
+		}
+		return err
+	})
+	if err != nil {
+		tb.Errorf("invariant 4: queue not drained after 30s: %v", err)
+	}
+	return st, time.Since(began)
+}
+
+func readSale(tb testing.TB, db *sql.DB, itemID int64) (rows []orderRow, stock, total int) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := db.QueryRowContext(ctx, "SELECT stock, stock_total FROM items WHERE id = ?", itemID).Scan(&stock, &total)
+	if err != nil {
+		tb.Fatalf("read item %d from MySQL: %v", itemID, err)
+	}
+	q, err := db.QueryContext(ctx, "SELECT id, user_id, quantity, status FROM orders WHERE item_id = ?", itemID)
+	if err != nil {
+		tb.Fatalf("read orders of item %d from MySQL: %v", itemID, err)
+	}
+	defer q.Close()
+	for q.Next() {
+		var r orderRow
+		if err := q.Scan(&r.ID, &r.User, &r.Qty, &r.Status); err != nil {
+			tb.Fatal(err)
+		}
+		rows = append(rows, r)
+	}
+	if err := q.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return rows, stock, total
+}
+
+// checkGiven checks invariant 3 and returns how many given ids are missing.
+func checkGiven(tb testing.TB, res Result, byID map[string][]orderRow) int {
+	tb.Helper()
+	for _, c := range res.Conflicts {
+		tb.Errorf("invariant 2: a shopper was told about two orders: %s", c)
+	}
+	missing := 0
+	check := func(how, user, oid string) {
+		rs := byID[oid]
+		switch {
+		case len(rs) == 0:
+			missing++
+			tb.Errorf("invariant 3: order %s (%s to %s) is not in MySQL", oid, how, user)
+		case rs[0].User != user || rs[0].Qty != res.Qty[user]:
+			tb.Errorf("invariant 3: order %s (%s to %s, qty %d) is stored as %+v", oid, how, user, res.Qty[user], rs[0])
+		}
+	}
+	for user, oid := range res.Acked {
+		check("202", user, oid)
+	}
+	for user, oid := range res.Named {
+		if res.Acked[user] != oid {
+			check("named by a 409", user, oid)
+		}
+	}
+	return missing
+}
+
+// checkStock checks invariants 1 and 4.
+func checkStock(tb testing.TB, rep Report, mysqlStock, total int) {
+	tb.Helper()
+	st := rep.Stats
+	if rep.ActiveQty > total {
+		tb.Errorf("invariant 1: oversold: Σ active quantity %d > stock_total %d", rep.ActiveQty, total)
+	}
+	if st.StockRedis == nil || *st.StockRedis < 0 {
+		tb.Errorf("invariant 1: Redis stock is %s: %s", fmtStock(st.StockRedis), st.Raw)
+		return
+	}
+	want := int64(total - rep.ActiveQty)
+	if *st.StockRedis != want || int64(st.StockMySQL) != want || int64(mysqlStock) != want {
+		tb.Errorf("invariant 4: want stock %d everywhere (total %d − sold %d), have redis %d, stats mysql %d, items.stock %d",
+			want, total, rep.ActiveQty, *st.StockRedis, st.StockMySQL, mysqlStock)
+	}
+	if !st.Consistent {
+		tb.Errorf("invariant 4: stats not consistent: %s", st.Raw)
+	}
+}

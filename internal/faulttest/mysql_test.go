@@ -1,0 +1,107 @@
+package faulttest_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seckill/seckill/internal/faulttest"
+)
+
+// TestMySQLDownMidStorm stops a private MariaDB for ~10 s mid-storm. Redis
+// alone answers purchases, so shoppers keep getting 202; the queue of
+// unpersisted orders grows; /readyz answers 200 "degraded" naming mysql
+// (Redis down would be 503: only MySQL down means orders are still taken);
+// and once MySQL is back, every order is persisted exactly once.
+func TestMySQLDownMidStorm(t *testing.T) {
+	const outage = 10 * time.Second
+	s := faulttest.NewSetup(t, env)
+	my := faulttest.StartMariaDB(t, env.ProcEnv, s.Dir)
+	s.MySQLBase = my.BaseDSN()
+	srv := faulttest.StartServer(t, s, "server", env.RedisAddr)
+	db := s.OpenDB(t)
+	id := srv.API.CreateSale(t, 3000, 2)
+	cfg := faulttest.StormConfig{ItemID: id, Shoppers: 2500, Requests: 3000, Workers: 16, Rate: 200,
+		MaxQty: 2, Secret: s.JWTSecret, Seed: 6}
+	storm := faulttest.StartStorm(t, cfg, faulttest.NewTargets(srv.URL))
+
+	storm.WaitDone(300)
+	stopTook := my.Stop(t)
+	down, stoppedAfter := time.Now(), storm.Done()
+	samples := watch(srv.API, down.Add(outage))
+	restart := my.Up(t)
+	up := time.Now()
+	t.Logf("injected: SIGTERM to MariaDB after %d requests (down in %v), kept down %v, restarted in %v",
+		stoppedAfter, stopTook.Round(time.Millisecond), up.Sub(down).Round(time.Millisecond), restart.Round(time.Millisecond))
+
+	res := storm.Wait()
+	logStorm(t, cfg, res)
+	checkOutage(t, res, samples, down, up)
+	faulttest.Verify(t, db, srv.API, id, res)
+}
+
+// sample is one look at the server while MySQL is down.
+type sample struct {
+	ready   int    // /readyz status code
+	state   string // its "status" field
+	raw     string
+	pending float64 // seckill_stream_pending_orders
+}
+
+// watch reads /readyz and the queue length every 250 ms until until.
+func watch(api *faulttest.API, until time.Time) []sample {
+	var out []sample
+	for time.Now().Before(until) {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		var sm sample
+		if r, err := api.Do(ctx, "GET", "/readyz", "", nil); err == nil {
+			sm.ready, sm.raw, sm.state = r.Status, r.Raw, r.Str("status")
+		} else {
+			sm.raw = err.Error()
+		}
+		sm.pending, _ = api.Metric(ctx, "seckill_stream_pending_orders")
+		cancel()
+		out = append(out, sm)
+		time.Sleep(250 * time.Millisecond)
+	}
+	return out
+}
+
+func checkOutage(t testing.TB, res faulttest.Result, samples []sample, down, up time.Time) {
+	t.Helper()
+	reserved, refused := res.CountIn(down, up, "202"), res.CountIn(down, up, "503 unavailable")
+	answers := map[string]int{}
+	degraded := 0
+	for _, sm := range samples {
+		answers[fmt.Sprintf("%d %s", sm.ready, sm.state)]++
+		if sm.ready == http.StatusOK && sm.state == "degraded" && mentionsMySQL(sm.raw) {
+			degraded++
+		}
+	}
+	first, last := samples[0].pending, samples[len(samples)-1].pending
+	t.Logf("while MySQL was down: %d new 202s, %d × 503; orders queued in Redis %.0f → %.0f; /readyz answers %v, e.g. %s",
+		reserved, refused, first, last, answers, samples[len(samples)/2].raw)
+	if reserved == 0 {
+		t.Errorf("no purchase got a 202 while MySQL was down")
+	}
+	if refused > 0 {
+		t.Errorf("%d purchases got 503 while only MySQL was down; Redis alone should answer them", refused)
+	}
+	if last <= first {
+		t.Errorf("the queue did not grow while MySQL was down: %.0f → %.0f", first, last)
+	}
+	if degraded == 0 {
+		t.Errorf(`/readyz never answered 200 {"status":"degraded", ...mysql...} while MySQL was down: %v, e.g. %s`,
+			answers, samples[0].raw)
+	}
+}
+
+// mentionsMySQL tells whether a readiness body names mysql as what failed.
+func mentionsMySQL(raw string) bool {
+	var body map[string]any
+	return json.Unmarshal([]byte(raw), &body) == nil && strings.Contains(raw, "mysql")
+}

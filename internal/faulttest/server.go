@@ -1,0 +1,85 @@
+package faulttest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// Server is a seckill server process on a fixed loopback port; a restart
+// keeps the port, the database and the Redis prefix.
+type Server struct {
+	*Proc
+	Addr string // host:port
+	URL  string // http://host:port
+	API  *API
+}
+
+// StartServer starts `seckill serve` for the setup on a free port and waits
+// until /healthz answers. redisAddr is the Redis it uses (the shared one or
+// a private one).
+func StartServer(tb testing.TB, s *Setup, name, redisAddr string) *Server {
+	tb.Helper()
+	addr := "127.0.0.1:" + strconv.Itoa(FreePort(tb))
+	env := append(append([]string{}, s.ProcEnv...),
+		"SECKILL_HTTP_ADDR="+addr,
+		"SECKILL_MYSQL_DSN="+s.DSN(),
+		"SECKILL_REDIS_ADDR="+redisAddr,
+		"SECKILL_REDIS_PREFIX="+s.Prefix,
+		"SECKILL_ADMIN_TOKEN="+s.AdminToken,
+		"SECKILL_JWT_SECRET="+s.JWTSecret,
+		"SECKILL_CLAIM_IDLE="+s.ClaimIdle.String(),
+		"SECKILL_SHUTDOWN_TIMEOUT="+s.ShutdownTimeout.String(),
+	)
+	srv := &Server{
+		Proc: NewProc(tb, name, filepath.Join(s.Dir, name+".log"), env, s.Binary, "serve"),
+		Addr: addr, URL: "http://" + addr,
+	}
+	srv.API = NewAPI(srv.URL, s.AdminToken)
+	srv.Up(tb)
+	return srv
+}
+
+// Up starts the process (again) and waits up to 30s for /healthz to answer
+// 200. It fails the test, with the server's log, if the process exits or
+// never answers.
+func (s *Server) Up(tb testing.TB) time.Duration {
+	tb.Helper()
+	began := time.Now()
+	if err := s.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	err := waitFor(30*time.Second, 20*time.Millisecond, func() error {
+		if !s.Running() {
+			st, _ := s.Wait(0)
+			return fmt.Errorf("exited during start-up: %v", st)
+		}
+		return s.healthy()
+	})
+	if err != nil {
+		s.DumpLog(tb, 40)
+		tb.Fatalf("%s at %s not healthy: %v", s.Name(), s.Addr, err)
+	}
+	return time.Since(began)
+}
+
+var probe = &http.Client{Timeout: 2 * time.Second}
+
+func (s *Server) healthy() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL+"/healthz", nil)
+	resp, err := probe.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET /healthz: %d", resp.StatusCode)
+	}
+	return nil
+}
