@@ -113,7 +113,7 @@ func (a *App) listen(now func() time.Time) error {
 	gin.SetMode(gin.ReleaseMode)
 	stopping := make(chan struct{})
 	engine := httpapi.New(httpapi.Deps{
-		Events: a.hub, Stopping: stopping,
+		Events: a.hub, Stopping: stopping, TrustedProxies: a.cfg.TrustedProxies, Logger: a.log,
 		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Syncer: a.syncer,
 		Tokens:     httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
 		AdminToken: a.cfg.AdminToken, DemoLogin: a.cfg.DemoLogin, Now: now,

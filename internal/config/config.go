@@ -5,7 +5,9 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -26,6 +28,7 @@ type Config struct {
 	PaymentTimeout time.Duration // SECKILL_PAYMENT_TIMEOUT
 	SweepEvery     time.Duration // SECKILL_SWEEP_INTERVAL
 	ReconcileEvery time.Duration // SECKILL_RECONCILE_INTERVAL
+	TrustedProxies []string      // SECKILL_TRUSTED_PROXIES: comma-separated IPs or CIDRs
 }
 
 // ErrInvalid is returned (wrapped) for a setting that is missing or malformed.
@@ -55,6 +58,7 @@ func Load(getenv func(string) string) (Config, error) {
 		PaymentTimeout: r.duration("SECKILL_PAYMENT_TIMEOUT", 15*time.Minute),
 		SweepEvery:     r.duration("SECKILL_SWEEP_INTERVAL", 5*time.Second),
 		ReconcileEvery: r.duration("SECKILL_RECONCILE_INTERVAL", 30*time.Second),
+		TrustedProxies: r.list("SECKILL_TRUSTED_PROXIES"),
 	}
 	if r.err != nil {
 		return Config{}, r.err
@@ -72,6 +76,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: SECKILL_JWT_SECRET must be at least %d bytes", ErrInvalid, MinSecretLen)
 	case c.Workers < 1 || c.BatchSize < 1:
 		return fmt.Errorf("%w: SECKILL_WORKERS and SECKILL_BATCH_SIZE must be at least 1", ErrInvalid)
+	case badProxy(c.TrustedProxies) != "":
+		return fmt.Errorf("%w: SECKILL_TRUSTED_PROXIES: %q is neither an IP nor a CIDR", ErrInvalid, badProxy(c.TrustedProxies))
 	case c.PaymentTimeout <= 0 || c.SweepEvery <= 0 || c.ReconcileEvery <= 0:
 		return fmt.Errorf("%w: SECKILL_PAYMENT_TIMEOUT, SECKILL_SWEEP_INTERVAL and SECKILL_RECONCILE_INTERVAL must be positive", ErrInvalid)
 	}
@@ -131,4 +137,23 @@ func (r *reader) duration(name string, def time.Duration) time.Duration {
 		r.fail(name, v, err)
 	}
 	return d
+}
+
+func (r *reader) list(name string) []string {
+	var out []string
+	for _, v := range strings.Split(r.getenv(name), ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func badProxy(proxies []string) string {
+	for _, p := range proxies {
+		if _, _, err := net.ParseCIDR(p); err != nil && net.ParseIP(p) == nil {
+			return p
+		}
+	}
+	return ""
 }

@@ -51,6 +51,7 @@ func TestInvalid(t *testing.T) {
 		"bad int":          secrets(map[string]string{"SECKILL_WORKERS": "two"}),
 		"zero workers":     secrets(map[string]string{"SECKILL_WORKERS": "0"}),
 		"bad duration":     secrets(map[string]string{"SECKILL_CLAIM_IDLE": "soon"}),
+		"bad proxy":        secrets(map[string]string{"SECKILL_TRUSTED_PROXIES": "10.0.0.1, proxy.local"}),
 	}
 	for name, m := range tests {
 		t.Run(name, func(t *testing.T) {

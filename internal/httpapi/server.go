@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -63,6 +64,10 @@ type Deps struct {
 	Web        fs.FS           // the pages, and their files under static/
 	Events     Events          // the admin dashboard's live snapshots
 	Stopping   <-chan struct{} // closed when the server shuts down: ends event streams
+	// TrustedProxies are the proxies whose X-Forwarded-For names the client
+	// IP. Empty (the default) trusts no header: the peer address counts.
+	TrustedProxies []string
+	Logger         *slog.Logger
 }
 
 // Server holds the handlers.
@@ -79,8 +84,17 @@ func New(d Deps) *gin.Engine {
 		adminSess: newAdminSessions(string(d.Tokens.secret), d.AdminToken, d.Now)}
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
+	// Gin trusts X-Forwarded-For from anyone unless told otherwise; a client
+	// could then pick the IP that rate limits and logs see.
+	if err := r.SetTrustedProxies(d.TrustedProxies); err != nil {
+		panic("httpapi: bad trusted proxies: " + err.Error()) // validated in config
+	}
+	log := d.Logger
+	if log == nil {
+		log = slog.Default()
+	}
 	r.Use(gin.CustomRecovery(func(c *gin.Context, _ any) { writeError(c, apiErr(500, "internal", "internal error")) }))
-	r.Use(d.Metrics.middleware, limitBody(1<<20))
+	r.Use(requestLog(log), securityHeaders, d.Metrics.middleware, limitBody(1<<20))
 	r.NoRoute(func(c *gin.Context) { writeError(c, apiErr(http.StatusNotFound, "not_found", "no such route")) })
 	r.NoMethod(func(c *gin.Context) {
 		writeError(c, apiErr(http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed on this route"))

@@ -1,0 +1,108 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/seckill/seckill/internal/httpapi"
+	"github.com/seckill/seckill/web"
+)
+
+// engine builds the router with no stores behind it: a request that gets
+// past authentication to a handler would panic and answer 500.
+func engine(t *testing.T, proxies ...string) *gin.Engine {
+	t.Helper()
+	gin.SetMode(gin.ReleaseMode)
+	return httpapi.New(httpapi.Deps{
+		Metrics: httpapi.NewMetrics(func() float64 { return 0 }), Web: web.FS, Now: time.Now,
+		Tokens:     httpapi.NewTokens(strings.Repeat("s", 32), time.Hour, time.Now),
+		AdminToken: "the-admin-token-0123456789", TrustedProxies: proxies,
+	})
+}
+
+// TestEveryAdminRouteNeedsTheAdmin walks the router: any admin route a
+// stranger reaches (today's or one added later) fails the test.
+func TestEveryAdminRouteNeedsTheAdmin(t *testing.T) {
+	r := engine(t)
+	open := map[string]bool{"POST /api/v1/admin/session": true, "DELETE /api/v1/admin/session": true}
+	checked := 0
+	for _, rt := range r.Routes() {
+		if !strings.HasPrefix(rt.Path, "/api/v1/admin") || open[rt.Method+" "+rt.Path] {
+			continue
+		}
+		for _, auth := range []string{"", "Bearer wrong", "Bearer " + strings.Repeat("s", 32), "Basic the-admin-token-0123456789"} {
+			path := strings.ReplaceAll(rt.Path, ":id", "1")
+			req := httptest.NewRequest(rt.Method, path, strings.NewReader(`{}`))
+			if auth != "" {
+				req.Header.Set("Authorization", auth)
+			}
+			req.AddCookie(&http.Cookie{Name: httpapi.AdminCookie, Value: "forged"})
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, req)
+			if w.Code != http.StatusUnauthorized {
+				t.Errorf("%s %s with %q: %d, want 401", rt.Method, rt.Path, auth, w.Code)
+			}
+		}
+		checked++
+	}
+	if checked < 7 {
+		t.Fatalf("walked only %d admin routes", checked)
+	}
+}
+
+func TestSecurityHeadersAndRequestID(t *testing.T) {
+	r := engine(t)
+	for _, path := range []string{"/", "/admin", "/static/app.css", "/api/v1/nope"} {
+		req := httptest.NewRequest("GET", path, nil)
+		req.Header.Set("X-Request-ID", "abc-123")
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		csp := w.Header().Get("Content-Security-Policy")
+		if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") ||
+			!strings.Contains(csp, "frame-ancestors 'none'") || w.Header().Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s: security headers %v", path, w.Header())
+		}
+		if w.Header().Get("X-Request-ID") != "abc-123" {
+			t.Errorf("%s: request id %q, want the caller's", path, w.Header().Get("X-Request-ID"))
+		}
+	}
+	req := httptest.NewRequest("GET", "/healthz", nil)
+	req.Header.Set("X-Request-ID", "bad id with spaces and <html>")
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, req)
+	if id := w.Header().Get("X-Request-ID"); id == "" || strings.Contains(id, " ") {
+		t.Fatalf("unsafe request id echoed: %q", id)
+	}
+}
+
+// TestClientIPIgnoresForgedHeaders: X-Forwarded-For counts only from a
+// trusted proxy.
+func TestClientIPIgnoresForgedHeaders(t *testing.T) {
+	tests := []struct {
+		name    string
+		proxies []string
+		want    string
+	}{
+		{"no trusted proxy", nil, "192.0.2.7"},
+		{"peer is a trusted proxy", []string{"192.0.2.0/24"}, "203.0.113.9"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := engine(t, tc.proxies...)
+			r.GET("/__ip", func(c *gin.Context) { c.String(200, c.ClientIP()) })
+			req := httptest.NewRequest("GET", "/__ip", nil)
+			req.RemoteAddr = "192.0.2.7:5555"
+			req.Header.Set("X-Forwarded-For", "203.0.113.9")
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, req)
+			if w.Body.String() != tc.want {
+				t.Fatalf("client IP %q, want %q", w.Body.String(), tc.want)
+			}
+		})
+	}
+}
