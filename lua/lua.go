@@ -20,3 +20,8 @@ var Release string
 //
 //go:embed adjust.lua
 var Adjust string
+
+// RateLimit counts one request against a GCRA rate limit.
+//
+//go:embed ratelimit.lua
+var RateLimit string

@@ -26,6 +26,7 @@ import (
 	"github.com/seckill/seckill/internal/httpapi"
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
+	"github.com/seckill/seckill/internal/ratelimit"
 	"github.com/seckill/seckill/internal/stock"
 	"github.com/seckill/seckill/internal/sync/lock"
 	"github.com/seckill/seckill/internal/sync/stocksync"
@@ -114,6 +115,8 @@ func (a *App) listen(now func() time.Time) error {
 	stopping := make(chan struct{})
 	engine := httpapi.New(httpapi.Deps{
 		Events: a.hub, Stopping: stopping, TrustedProxies: a.cfg.TrustedProxies, Logger: a.log,
+		Limiter: ratelimit.New(a.rdb, a.cfg.RedisPrefix, now),
+		Rates:   httpapi.Rates{Shopper: a.cfg.RateShopper, IP: a.cfg.RateIP, Login: a.cfg.RateLogin},
 		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Syncer: a.syncer,
 		Tokens:     httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
 		AdminToken: a.cfg.AdminToken, DemoLogin: a.cfg.DemoLogin, Now: now,

@@ -9,26 +9,31 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/seckill/seckill/internal/ratelimit"
 )
 
 // Config is every setting the server takes. The README lists each variable.
 type Config struct {
-	HTTPAddr       string        // SECKILL_HTTP_ADDR
-	MySQLDSN       string        // SECKILL_MYSQL_DSN
-	RedisAddr      string        // SECKILL_REDIS_ADDR
-	RedisPrefix    string        // SECKILL_REDIS_PREFIX
-	AdminToken     string        // SECKILL_ADMIN_TOKEN
-	JWTSecret      string        // SECKILL_JWT_SECRET
-	DemoLogin      bool          // SECKILL_DEMO_LOGIN
-	SessionTTL     time.Duration // SECKILL_SESSION_TTL
-	Workers        int           // SECKILL_WORKERS
-	BatchSize      int           // SECKILL_BATCH_SIZE
-	ClaimIdle      time.Duration // SECKILL_CLAIM_IDLE
-	ShutdownTimout time.Duration // SECKILL_SHUTDOWN_TIMEOUT
-	PaymentTimeout time.Duration // SECKILL_PAYMENT_TIMEOUT
-	SweepEvery     time.Duration // SECKILL_SWEEP_INTERVAL
-	ReconcileEvery time.Duration // SECKILL_RECONCILE_INTERVAL
-	TrustedProxies []string      // SECKILL_TRUSTED_PROXIES: comma-separated IPs or CIDRs
+	HTTPAddr       string         // SECKILL_HTTP_ADDR
+	MySQLDSN       string         // SECKILL_MYSQL_DSN
+	RedisAddr      string         // SECKILL_REDIS_ADDR
+	RedisPrefix    string         // SECKILL_REDIS_PREFIX
+	AdminToken     string         // SECKILL_ADMIN_TOKEN
+	JWTSecret      string         // SECKILL_JWT_SECRET
+	DemoLogin      bool           // SECKILL_DEMO_LOGIN
+	SessionTTL     time.Duration  // SECKILL_SESSION_TTL
+	Workers        int            // SECKILL_WORKERS
+	BatchSize      int            // SECKILL_BATCH_SIZE
+	ClaimIdle      time.Duration  // SECKILL_CLAIM_IDLE
+	ShutdownTimout time.Duration  // SECKILL_SHUTDOWN_TIMEOUT
+	PaymentTimeout time.Duration  // SECKILL_PAYMENT_TIMEOUT
+	SweepEvery     time.Duration  // SECKILL_SWEEP_INTERVAL
+	ReconcileEvery time.Duration  // SECKILL_RECONCILE_INTERVAL
+	TrustedProxies []string       // SECKILL_TRUSTED_PROXIES: comma-separated IPs or CIDRs
+	RateShopper    ratelimit.Rate // SECKILL_RATE_SHOPPER: purchases per shopper, "rate:burst" or "off"
+	RateIP         ratelimit.Rate // SECKILL_RATE_IP: purchases per client IP
+	RateLogin      ratelimit.Rate // SECKILL_RATE_LOGIN: demo logins per client IP
 }
 
 // ErrInvalid is returned (wrapped) for a setting that is missing or malformed.
@@ -59,6 +64,11 @@ func Load(getenv func(string) string) (Config, error) {
 		SweepEvery:     r.duration("SECKILL_SWEEP_INTERVAL", 5*time.Second),
 		ReconcileEvery: r.duration("SECKILL_RECONCILE_INTERVAL", 30*time.Second),
 		TrustedProxies: r.list("SECKILL_TRUSTED_PROXIES"),
+		// A person presses Buy a few times a second at most; one IP may be
+		// a whole office or a carrier's NAT, so its limit is far higher.
+		RateShopper: r.rate("SECKILL_RATE_SHOPPER", ratelimit.Rate{PerSecond: 5, Burst: 10}),
+		RateIP:      r.rate("SECKILL_RATE_IP", ratelimit.Rate{PerSecond: 500, Burst: 1000}),
+		RateLogin:   r.rate("SECKILL_RATE_LOGIN", ratelimit.Rate{PerSecond: 5, Burst: 20}),
 	}
 	if r.err != nil {
 		return Config{}, r.err
@@ -156,4 +166,22 @@ func badProxy(proxies []string) string {
 		}
 	}
 	return ""
+}
+
+// rate parses "rate:burst" (requests per second, requests at once) or "off".
+func (r *reader) rate(name string, def ratelimit.Rate) ratelimit.Rate {
+	v := r.getenv(name)
+	switch v {
+	case "":
+		return def
+	case "off":
+		return ratelimit.Rate{}
+	}
+	a, b, ok := strings.Cut(v, ":")
+	perSec, err1 := strconv.ParseFloat(a, 64)
+	burst, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || perSec <= 0 || burst < 1 {
+		r.fail(name, v, errors.New(`want "rate:burst", e.g. "5:10", or "off"`))
+	}
+	return ratelimit.Rate{PerSecond: perSec, Burst: burst}
 }

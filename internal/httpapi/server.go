@@ -13,6 +13,7 @@ import (
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
+	"github.com/seckill/seckill/internal/ratelimit"
 	"github.com/seckill/seckill/internal/stock"
 	"github.com/seckill/seckill/internal/sync/stocksync"
 )
@@ -68,6 +69,13 @@ type Deps struct {
 	// IP. Empty (the default) trusts no header: the peer address counts.
 	TrustedProxies []string
 	Logger         *slog.Logger
+	Limiter        *ratelimit.Limiter // nil: no rate limits
+	Rates          Rates
+}
+
+// Rates are the limits the server applies.
+type Rates struct {
+	Shopper, IP, Login ratelimit.Rate
 }
 
 // Server holds the handlers.
@@ -110,7 +118,7 @@ func New(d Deps) *gin.Engine {
 	r.GET("/static/*filepath", s.static)
 
 	v1 := r.Group("/api/v1")
-	v1.POST("/session", s.login)
+	v1.POST("/session", s.limit("login"), s.login)
 	v1.DELETE("/session", logout(SessionCookie))
 	v1.GET("/items", s.listItems)
 	v1.GET("/items/:id", s.getItem)
@@ -119,7 +127,7 @@ func New(d Deps) *gin.Engine {
 
 	shop := v1.Group("", s.shopper)
 	shop.GET("/session", s.whoami)
-	shop.POST("/items/:id/purchase", s.purchase)
+	shop.POST("/items/:id/purchase", s.limit("purchase"), s.purchase)
 	shop.GET("/orders", s.listOrders)
 	shop.GET("/orders/:id", s.getOrder)
 	shop.POST("/orders/:id/pay", s.payOrder)

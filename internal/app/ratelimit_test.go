@@ -1,0 +1,64 @@
+package app_test
+
+import (
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/seckill/seckill/internal/config"
+	"github.com/seckill/seckill/internal/ratelimit"
+)
+
+// TestOneShopperFlooding: 1,000 purchase requests from one shopper within a
+// second. All but the burst are refused with 429 and Retry-After before the
+// reserve script runs, and at most one order exists.
+func TestOneShopperFlooding(t *testing.T) {
+	s := start(t, &liveClock{}, func(c *config.Config) {
+		c.RateShopper = ratelimit.Rate{PerSecond: 5, Burst: 10}
+		c.RateIP = ratelimit.Rate{PerSecond: 10000, Burst: 10000}
+	})
+	id := s.sale(t, 10, 1, time.Now().Add(-time.Minute), time.Now().Add(time.Hour))
+	tok := mintToken(t, "bot")
+	var limited, other atomic.Int64
+	var wg sync.WaitGroup
+	began := time.Now()
+	for range 20 {
+		wg.Go(func() {
+			for range 50 {
+				r := s.call(t, "POST", "/api/v1/items/"+itoa(id)+"/purchase", tok, nil)
+				if r.status == 429 {
+					if r.errCode() != "rate_limited" || r.header.Get("Retry-After") == "" {
+						t.Errorf("429 without the code or Retry-After: %v %s", r.header, r.raw)
+					}
+					limited.Add(1)
+				} else {
+					other.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(began)
+	allowedMax := int64(10 + 5*elapsed.Seconds() + 1)
+	t.Logf("1000 requests in %v: %d refused with 429, %d reached the reserve script", elapsed.Round(time.Millisecond), limited.Load(), other.Load())
+	if other.Load() > allowedMax {
+		t.Fatalf("%d requests got past the limit, want at most %d", other.Load(), allowedMax)
+	}
+	if st := s.settle(t, id); st.body["sold"].(float64) != 1 {
+		t.Fatalf("one shopper flooding holds %v units, want 1", st.body["sold"])
+	}
+}
+
+// TestLoginFlooding: the demo login is limited per client IP.
+func TestLoginFlooding(t *testing.T) {
+	s := start(t, newClock(t0), func(c *config.Config) { c.RateLogin = ratelimit.Rate{PerSecond: 1, Burst: 5} })
+	codes := map[int]int{}
+	for i := range 20 {
+		codes[s.call(t, "POST", "/api/v1/session", "", `{"user_id":"u`+strconv.Itoa(i)+`"}`).status]++
+	}
+	if codes[200] > 6 || codes[429] < 14 {
+		t.Fatalf("20 logins from one IP: %v, want at most 6 allowed", codes)
+	}
+}
