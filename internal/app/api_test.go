@@ -113,7 +113,7 @@ func TestAuthentication(t *testing.T) {
 	}
 	t.Run("session cookie", func(t *testing.T) {
 		tok := s.login(t, "cookie-user")
-		r := s.call(t, "POST", path, "", nil, "Cookie", "seckill_session="+tok)
+		r := s.call(t, "POST", path, "", nil, "Cookie", "seckill_session="+tok, "Origin", "http://"+s.addr)
 		check(t, r, want{202, "", ""})
 		if r.str("user_id") != "cookie-user" {
 			t.Fatalf("purchase by cookie went to %q", r.str("user_id"))
@@ -124,4 +124,33 @@ func TestAuthentication(t *testing.T) {
 			check(t, s.call(t, "GET", "/api/v1/admin/items/"+itoa(id)+"/stats", tok, nil), want{401, "unauthenticated", ""})
 		}
 	})
+}
+
+// TestCSRF: a page on another site cannot make a signed-in shopper's or
+// admin's browser buy, cancel or change sales.
+func TestCSRF(t *testing.T) {
+	s := start(t, newClock(t0))
+	id := s.sale(t, 10, 1, t0, t0.Add(time.Hour))
+	path := "/api/v1/items/" + itoa(id) + "/purchase"
+	cookie := "seckill_session=" + s.login(t, "victim")
+	tests := []struct {
+		name string
+		hdr  []string
+		want want
+	}{
+		{"cookie from another site", []string{"Cookie", cookie, "Origin", "https://evil.example"}, want{403, "csrf_rejected", ""}},
+		{"cookie without Origin", []string{"Cookie", cookie}, want{403, "csrf_rejected", ""}},
+		{"null Origin", []string{"Cookie", cookie, "Origin", "null"}, want{403, "csrf_rejected", ""}},
+		{"cookie from the shop's pages", []string{"Cookie", cookie, "Origin", "http://" + s.addr}, want{202, "", ""}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { check(t, s.call(t, "POST", path, "", nil, tc.hdr...), tc.want) })
+	}
+	admin := s.call(t, "POST", "/api/v1/admin/session", "", `{"token":"`+adminToken+`"}`, "Origin", "http://"+s.addr)
+	adminCookie := strings.Split(admin.header.Get("Set-Cookie"), ";")[0]
+	check(t, s.call(t, "PATCH", "/api/v1/admin/items/"+itoa(id), "", `{"stock_total":1}`, "Cookie", adminCookie, "Origin", "https://evil.example"),
+		want{403, "csrf_rejected", ""})
+	if st := s.settle(t, id); st.body["stock_total"].(float64) != 10 || st.body["sold"].(float64) != 1 {
+		t.Fatalf("forged requests changed something: %s", st.raw)
+	}
 }

@@ -117,7 +117,7 @@ func New(d Deps) *gin.Engine {
 	r.GET("/admin", s.page("admin.html"))
 	r.GET("/static/*filepath", s.static)
 
-	v1 := r.Group("/api/v1")
+	v1 := r.Group("/api/v1", sameOrigin)
 	v1.POST("/session", s.limit("login"), s.login)
 	v1.DELETE("/session", logout(SessionCookie))
 	v1.GET("/items", s.listItems)
