@@ -42,6 +42,9 @@ func parseTime(field string, s *string) (*time.Time, error) {
 		return nil, invalid(field, field+" must be a time in RFC 3339 form, e.g. 2026-11-22T10:00:00Z")
 	}
 	t = t.UTC().Truncate(time.Millisecond) // MySQL keeps milliseconds
+	if t.Year() < 1000 || t.Year() > 9999 {
+		return nil, invalid(field, field+" must be between the years 1000 and 9999")
+	}
 	return &t, nil
 }
 

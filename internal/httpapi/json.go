@@ -35,8 +35,9 @@ func decode(c *gin.Context, dst any, optional bool) error {
 	if err := dec.Decode(dst); err != nil {
 		return jsonError(err)
 	}
-	if dec.More() {
-		return invalid("", "the body must hold one JSON object")
+	// More() misses a stray ] or } after the value; only EOF is clean.
+	if _, err := dec.Token(); err != io.EOF {
+		return invalid("", "the body must hold one JSON value and nothing after it")
 	}
 	return nil
 }
