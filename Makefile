@@ -30,7 +30,7 @@ load_env = eval "$$(scripts/dev-env.sh)"; \
 # Every .go file outside vendor directories.
 GO_FILES = find . -name '*.go' -not -path '*/vendor/*' -not -path './.git/*' -print0
 
-.PHONY: help services chromium build run test migrate seed fmt fmt-check vet clean web-vendor
+.PHONY: help services chromium build run test migrate seed fmt fmt-check vet clean web-vendor fuzz
 
 help: ## List targets
 	@echo "Targets:"
@@ -78,6 +78,9 @@ vet: ## go vet ./...
 
 clean: ## Remove bin/
 	rm -rf bin/
+
+fuzz: services ## Run every fuzz target briefly (FUZZTIME per target, default 10s)
+	scripts/fuzz.sh
 
 web-vendor: ## Vendor the pinned browser libraries into web/static/vendor (needs npm)
 	scripts/vendor-web.sh
