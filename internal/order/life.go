@@ -100,9 +100,13 @@ func (s *Store) Overdue(ctx context.Context, before time.Time, limit int) ([]Ord
 }
 
 // Unreleased returns up to limit cancelled orders whose stock has not been
-// given back in Redis yet.
-func (s *Store) Unreleased(ctx context.Context, limit int) ([]Order, error) {
-	return s.find(ctx, s.db.WithContext(ctx).Where("redis_released = ?", false).Limit(limit))
+// given back in Redis yet, oldest first; itemID 0 means any item.
+func (s *Store) Unreleased(ctx context.Context, itemID int64, limit int) ([]Order, error) {
+	q := s.db.WithContext(ctx).Where("redis_released = ?", false)
+	if itemID != 0 {
+		q = q.Where("item_id = ?", itemID)
+	}
+	return s.find(ctx, q.Order("created_at, id").Limit(limit))
 }
 
 // MarkReleased records that a cancelled order's Redis step is done.

@@ -69,19 +69,29 @@ func (s *Store) Existing(ctx context.Context, ids []string) (map[string]bool, er
 type Counts struct {
 	Confirmed, Paid, Cancelled int
 	ActiveQuantity             int // units held by confirmed and paid orders
-	// OwedQuantity is stock of cancelled orders already back in MySQL but
-	// not yet given back in Redis.
-	OwedQuantity int
+}
+
+// OwedQuantityUpTo sums the cancelled orders whose stock is back in MySQL
+// but not yet in Redis, among those from stream entries up to (ms, seq): an
+// order reserved later is in neither side of a Redis snapshot taken then.
+func (s *Store) OwedQuantityUpTo(ctx context.Context, itemID int64, ms, seq uint64) (int, error) {
+	var qty int
+	err := s.db.WithContext(ctx).Model(&row{}).Select("COALESCE(SUM(quantity),0)").
+		Where("item_id = ? AND status = ? AND redis_released = ? AND (stream_ms < ? OR (stream_ms = ? AND stream_seq <= ?))",
+			itemID, StatusCancelled, false, ms, ms, seq).Scan(&qty).Error
+	if err != nil {
+		return 0, fmt.Errorf("sum owed releases of item %d: %w", itemID, err)
+	}
+	return qty, nil
 }
 
 // Count returns the item's order counts by status.
 func (s *Store) Count(ctx context.Context, itemID int64) (Counts, error) {
 	var rows []struct {
-		Status      string
-		N, Qty, Owe int
+		Status string
+		N, Qty int
 	}
-	err := s.db.WithContext(ctx).Model(&row{}).
-		Select("status, COUNT(*) AS n, COALESCE(SUM(quantity),0) AS qty, COALESCE(SUM(IF(redis_released, 0, quantity)),0) AS owe").
+	err := s.db.WithContext(ctx).Model(&row{}).Select("status, COUNT(*) AS n, COALESCE(SUM(quantity),0) AS qty").
 		Where("item_id = ?", itemID).Group("status").Scan(&rows).Error
 	if err != nil {
 		return Counts{}, fmt.Errorf("count orders of item %d: %w", itemID, err)
@@ -94,7 +104,7 @@ func (s *Store) Count(ctx context.Context, itemID int64) (Counts, error) {
 		case StatusPaid:
 			c.Paid, c.ActiveQuantity = r.N, c.ActiveQuantity+r.Qty
 		case StatusCancelled:
-			c.Cancelled, c.OwedQuantity = r.N, r.Owe
+			c.Cancelled = r.N
 		}
 	}
 	return c, nil

@@ -1,6 +1,7 @@
 package stocksync
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -31,11 +32,17 @@ func (s *Syncer) Cancel(ctx context.Context, orderID, userID, reason string) (or
 // the item's repair lock: a repair measuring drift meanwhile would otherwise
 // see the stock as missing and add it a second time.
 func (s *Syncer) release(ctx context.Context, o order.Order) error {
+	ctx = context.WithoutCancel(ctx) // Redis done and MySQL not told would look like drift
 	unlock, err := s.stock.LockRepair(ctx, o.ItemID, 10*time.Second, 5*time.Second)
 	if err != nil {
 		return err
 	}
 	defer unlock()
+	return s.releaseLocked(ctx, o)
+}
+
+// releaseLocked is release for a caller that holds the item's repair lock.
+func (s *Syncer) releaseLocked(ctx context.Context, o order.Order) error {
 	if _, err := s.stock.Release(ctx, o.ItemID, o.UserID, o.ID); err != nil {
 		return err
 	}
@@ -61,16 +68,21 @@ func (s *Syncer) CancelOverdue(ctx context.Context, timeout time.Duration, limit
 }
 
 // FinishReleases does the Redis step of cancellations that a crash or a
-// Redis outage interrupted, and returns how many it finished.
+// Redis outage interrupted, and returns how many it finished. One that fails
+// is skipped, not allowed to hold up the others; the first error is returned.
 func (s *Syncer) FinishReleases(ctx context.Context, limit int) (int, error) {
-	owed, err := order.NewStore(s.db).Unreleased(ctx, limit)
+	owed, err := order.NewStore(s.db).Unreleased(ctx, 0, limit)
 	if err != nil {
 		return 0, err
 	}
-	for i, o := range owed {
+	var first error
+	n := 0
+	for _, o := range owed {
 		if err := s.release(ctx, o); err != nil {
-			return i, err
+			first = cmp.Or(first, err)
+			continue
 		}
+		n++
 	}
-	return len(owed), nil
+	return n, first
 }

@@ -10,8 +10,8 @@ import (
 
 // TestCancelInterruptedBetweenStores: a cancel commits in MySQL and the
 // process dies before the Redis step. The stores do not count that as drift
-// (the stock is owed to Redis), a repair in between adds nothing, and the
-// sweeper's next run gives the stock back exactly once.
+// (the stock is owed to Redis); a repair settles the owed step itself, and
+// the sweeper's later runs give nothing back a second time.
 func TestCancelInterruptedBetweenStores(t *testing.T) {
 	s := newStack(t)
 	it := s.sale(t, 5, 1)
@@ -39,10 +39,10 @@ func TestCancelInterruptedBetweenStores(t *testing.T) {
 	if err := s.syncer.Repair(ctx, it.ID, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.rdb.Get(ctx, k.Stock()).Val(); got != "4" {
-		t.Fatalf("a repair changed redis stock to %s while the release was owed", got)
+	if got := s.rdb.Get(ctx, k.Stock()).Val(); got != "5" {
+		t.Fatalf("redis stock %s after a repair settled the owed release, want 5", got)
 	}
-	for range 2 { // the sweeper's run, then a repeat that must change nothing
+	for range 2 { // the sweeper's runs must change nothing more
 		if _, err := s.syncer.FinishReleases(ctx, 100); err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package stocksync
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -37,13 +38,20 @@ func (s *Syncer) Reconcile(ctx context.Context) (Report, error) {
 		return Report{}, fmt.Errorf("reconcile: %w", err)
 	}
 	rep := Report{Consistent: true, CheckedAt: now.UTC(), Items: make([]ItemReport, 0, len(open))}
+	var errs []error
 	for _, it := range open {
 		ir, err := s.reconcileItem(ctx, it.ID)
 		if err != nil {
-			return Report{}, fmt.Errorf("reconcile item %d: %w", it.ID, err)
+			// One busy or broken sale must not stop the others' repair.
+			ir.ItemID, ir.Consistent = it.ID, false
+			ir.Actions = append(ir.Actions, "could not check or repair: "+err.Error())
+			errs = append(errs, fmt.Errorf("reconcile item %d: %w", it.ID, err))
 		}
 		rep.Consistent = rep.Consistent && ir.Consistent
 		rep.Items = append(rep.Items, ir)
+	}
+	if len(errs) > 0 {
+		s.log.Warn("reconcile left sales unchecked", "err", errors.Join(errs...))
 	}
 	return rep, nil
 }

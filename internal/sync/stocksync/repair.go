@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/seckill/seckill/internal/keyspace"
+	"github.com/seckill/seckill/internal/order"
 )
 
 // Repair brings a sale's Redis state back in line with MySQL after the
@@ -33,8 +34,19 @@ func (s *Syncer) Repair(ctx context.Context, itemID int64, rejected []keyspace.E
 }
 
 // correct measures the drift of Redis stock and removes it; the caller holds
-// the repair lock. It returns the change made.
+// the repair lock. It returns the change made. Owed releases of the item are
+// settled first: one whose Redis step was done but not recorded (a crash in
+// between) would otherwise look like drift.
 func (s *Syncer) correct(ctx context.Context, itemID int64) (int64, error) {
+	owed, err := order.NewStore(s.db).Unreleased(ctx, itemID, 1000)
+	if err != nil {
+		return 0, err
+	}
+	for _, o := range owed {
+		if err := s.releaseLocked(ctx, o); err != nil {
+			return 0, err
+		}
+	}
 	st, err := s.Stats(ctx, itemID)
 	if err != nil || st.StockRedis == nil || st.RedisDrift == 0 {
 		return 0, err

@@ -53,7 +53,7 @@ func (s *Syncer) Stats(ctx context.Context, itemID int64) (Stats, error) {
 		it          catalog.Item
 		counts      order.Counts
 		unpersisted []keyspace.Entry
-		after       int
+		after, owed int
 	)
 	err = s.snapshotRead(ctx, func(items *catalog.Store, orders *order.Store) error {
 		if it, err = items.Get(ctx, itemID); err != nil {
@@ -65,13 +65,27 @@ func (s *Syncer) Stats(ctx context.Context, itemID int64) (Stats, error) {
 		if unpersisted, err = notPersisted(ctx, orders, snap.Pending); err != nil {
 			return err
 		}
-		after, err = quantityAfter(ctx, orders, itemID, snap.LastID)
+		if after, err = quantityAfter(ctx, orders, itemID, snap.LastID); err != nil {
+			return err
+		}
+		owed, err = owedUpTo(ctx, orders, itemID, snap.LastID)
 		return err
 	})
 	if err != nil {
 		return Stats{}, fmt.Errorf("stats of item %d: %w", itemID, err)
 	}
-	return assemble(it, counts, snap.Warm, snap.Stock, unpersisted, after), nil
+	return assemble(it, counts, snap.Warm, snap.Stock, unpersisted, after, owed), nil
+}
+
+func owedUpTo(ctx context.Context, orders *order.Store, itemID int64, lastID string) (int, error) {
+	if lastID == "" || lastID == "0-0" {
+		return 0, nil // a new stream: every earlier cancel is already in the warmed count
+	}
+	ms, seq, err := keyspace.StreamPos(lastID)
+	if err != nil {
+		return 0, err
+	}
+	return orders.OwedQuantityUpTo(ctx, itemID, ms, seq)
 }
 
 func quantityAfter(ctx context.Context, orders *order.Store, itemID int64, lastID string) (int, error) {
@@ -87,7 +101,7 @@ func quantityAfter(ctx context.Context, orders *order.Store, itemID int64, lastI
 	return orders.ActiveQuantityAfter(ctx, itemID, ms, seq)
 }
 
-func assemble(it catalog.Item, c order.Counts, warm bool, redisStock int64, unpersisted []keyspace.Entry, after int) Stats {
+func assemble(it catalog.Item, c order.Counts, warm bool, redisStock int64, unpersisted []keyspace.Entry, after, owed int) Stats {
 	pendingQty := 0
 	for _, e := range unpersisted {
 		pendingQty += e.Quantity
@@ -100,7 +114,7 @@ func assemble(it catalog.Item, c order.Counts, warm bool, redisStock int64, unpe
 	if warm {
 		st.StockRedis = &redisStock
 	}
-	st.check(warm, redisStock, int64(it.Stock+after-pendingQty-c.OwedQuantity), it.StockTotal-c.ActiveQuantity)
+	st.check(warm, redisStock, int64(it.Stock+after-pendingQty-owed), it.StockTotal-c.ActiveQuantity)
 	return st
 }
 

@@ -53,6 +53,12 @@ func (s *Syncer) snapshotRead(ctx context.Context, fn func(*catalog.Store, *orde
 // catalog.ErrNotFound for an unknown item and stock.ErrBusy if purchases kept
 // racing it.
 func (s *Syncer) Warm(ctx context.Context, itemID int64) error {
+	// A correction measured before this warm must not land after it.
+	unlock, err := s.stock.LockRepair(ctx, itemID, 30*time.Second, 10*time.Second)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	return s.stock.Warm(ctx, itemID, func(ctx context.Context, pending []keyspace.Entry) (stock.State, error) {
 		var st stock.State
 		// Not read-only: the item row is read with a shared lock, so an

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/stock"
@@ -20,6 +21,13 @@ import (
 func (s *Syncer) UpdateItem(ctx context.Context, id int64, p catalog.Patch) (catalog.Item, error) {
 	// A change half applied must not be abandoned because the client hung up.
 	ctx = context.WithoutCancel(ctx)
+	// A drift correction measuring between our Redis and MySQL steps would
+	// take our change for drift and undo it.
+	unlock, err := s.stock.LockRepair(ctx, id, 10*time.Second, 5*time.Second)
+	if err != nil {
+		return catalog.Item{}, err
+	}
+	defer unlock()
 	var adjusted int64
 	it, err := catalog.NewStore(s.db).Update(ctx, id, p, func(cur, next catalog.Item) error {
 		delta := int64(next.StockTotal - cur.StockTotal)
