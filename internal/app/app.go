@@ -115,8 +115,9 @@ func (a *App) listen(now func() time.Time) error {
 	stopping := make(chan struct{})
 	engine := httpapi.New(httpapi.Deps{
 		Events: a.hub, Stopping: stopping, TrustedProxies: a.cfg.TrustedProxies, Logger: a.log,
-		Limiter: ratelimit.New(a.rdb, a.cfg.RedisPrefix, now),
-		Rates:   httpapi.Rates{Shopper: a.cfg.RateShopper, IP: a.cfg.RateIP, Login: a.cfg.RateLogin},
+		Limiter:              ratelimit.New(a.rdb, a.cfg.RedisPrefix, now),
+		Rates:                httpapi.Rates{Shopper: a.cfg.RateShopper, IP: a.cfg.RateIP, Login: a.cfg.RateLogin},
+		RequirePurchaseToken: a.cfg.PurchaseTokens, PurchaseTokenTTL: a.cfg.PurchaseTTL,
 		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Syncer: a.syncer,
 		Tokens:     httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
 		AdminToken: a.cfg.AdminToken, DemoLogin: a.cfg.DemoLogin, Now: now,

@@ -228,3 +228,15 @@ func (p *proxy) Close() {
 		c.Close()
 	}
 }
+
+// buyWithToken purchases as a client of a server that requires purchase
+// tokens: fetch one, then buy with it.
+func (s *server) buyWithToken(tb testing.TB, itemID int64, shopper string) reply {
+	tb.Helper()
+	tok := mintToken(tb, shopper)
+	pt := s.call(tb, "GET", "/api/v1/items/"+itoa(itemID)+"/purchase-token", tok, nil)
+	if pt.status != 200 {
+		tb.Fatalf("purchase token: %d %s", pt.status, pt.raw)
+	}
+	return s.call(tb, "POST", "/api/v1/items/"+itoa(itemID)+"/purchase", tok, nil, "X-Purchase-Token", pt.str("token"))
+}

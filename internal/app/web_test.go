@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/seckill/seckill/internal/config"
 )
 
 type css = chromedp.CSS
@@ -19,7 +21,12 @@ type liveClock struct{ offset time.Duration }
 
 func (c *liveClock) Now() time.Time { return time.Now().Add(c.offset) }
 
-func startLive(tb testing.TB, c *liveClock) *server { tb.Helper(); return start(tb, c) }
+// startLive starts a server for the browser tests, with purchase tokens on
+// as in production: the pages must fetch them by themselves.
+func startLive(tb testing.TB, c *liveClock) *server {
+	tb.Helper()
+	return start(tb, c, func(cfg *config.Config) { cfg.PurchaseTokens = true })
+}
 
 // purchases reads the server's purchase counter for one outcome.
 func purchases(tb testing.TB, s *server, outcome string) int {
@@ -127,7 +134,7 @@ func TestBrowserSoldOut(t *testing.T) {
 	clk := &liveClock{}
 	s := startLive(t, clk)
 	id := s.sale(t, 1, 1, clk.Now().Add(-time.Minute), clk.Now().Add(time.Hour))
-	check(t, s.call(t, "POST", "/api/v1/items/"+itoa(id)+"/purchase", mintToken(t, "early-bird"), nil), want{202, "", ""})
+	check(t, s.buyWithToken(t, id, "early-bird"), want{202, "", ""})
 	b := newTab(t, s)
 	b.open("/sale/" + itoa(id))
 	b.until(`document.querySelector('#message').textContent.includes('Sold out')`, 10*time.Second)
@@ -163,7 +170,7 @@ func TestBrowserAdminDashboard(t *testing.T) {
 	b.do(chromedp.Click(css(row + " button")))
 
 	for i := range 7 {
-		check(t, s.call(t, "POST", "/api/v1/items/"+itoa(id)+"/purchase", mintToken(t, "dash"+strconv.Itoa(i)), nil), want{202, "", ""})
+		check(t, s.buyWithToken(t, id, "dash"+strconv.Itoa(i)), want{202, "", ""})
 	}
 	bought := time.Now()
 	b.until(`document.querySelector('`+row+` [data-cell="sold"]').textContent === '7'`, 3*time.Second)

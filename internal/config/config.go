@@ -34,6 +34,8 @@ type Config struct {
 	RateShopper    ratelimit.Rate // SECKILL_RATE_SHOPPER: purchases per shopper, "rate:burst" or "off"
 	RateIP         ratelimit.Rate // SECKILL_RATE_IP: purchases per client IP
 	RateLogin      ratelimit.Rate // SECKILL_RATE_LOGIN: demo logins per client IP
+	PurchaseTokens bool           // SECKILL_PURCHASE_TOKENS: purchases need a token issued from the opening second
+	PurchaseTTL    time.Duration  // SECKILL_PURCHASE_TOKEN_TTL
 }
 
 // ErrInvalid is returned (wrapped) for a setting that is missing or malformed.
@@ -66,9 +68,11 @@ func Load(getenv func(string) string) (Config, error) {
 		TrustedProxies: r.list("SECKILL_TRUSTED_PROXIES"),
 		// A person presses Buy a few times a second at most; one IP may be
 		// a whole office or a carrier's NAT, so its limit is far higher.
-		RateShopper: r.rate("SECKILL_RATE_SHOPPER", ratelimit.Rate{PerSecond: 5, Burst: 10}),
-		RateIP:      r.rate("SECKILL_RATE_IP", ratelimit.Rate{PerSecond: 500, Burst: 1000}),
-		RateLogin:   r.rate("SECKILL_RATE_LOGIN", ratelimit.Rate{PerSecond: 5, Burst: 20}),
+		RateShopper:    r.rate("SECKILL_RATE_SHOPPER", ratelimit.Rate{PerSecond: 5, Burst: 10}),
+		RateIP:         r.rate("SECKILL_RATE_IP", ratelimit.Rate{PerSecond: 500, Burst: 1000}),
+		RateLogin:      r.rate("SECKILL_RATE_LOGIN", ratelimit.Rate{PerSecond: 5, Burst: 20}),
+		PurchaseTokens: r.boolean("SECKILL_PURCHASE_TOKENS", true),
+		PurchaseTTL:    r.duration("SECKILL_PURCHASE_TOKEN_TTL", 2*time.Minute),
 	}
 	if r.err != nil {
 		return Config{}, r.err

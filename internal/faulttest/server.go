@@ -36,7 +36,7 @@ func StartServer(tb testing.TB, s *Setup, name, redisAddr string) *Server {
 		"SECKILL_SHUTDOWN_TIMEOUT="+s.ShutdownTimeout.String(),
 		// The storms come from one IP and retry fast on purpose: these tests
 		// are about crashes, not throttling (internal/app tests the limits).
-		"SECKILL_RATE_SHOPPER=off", "SECKILL_RATE_IP=off",
+		"SECKILL_RATE_SHOPPER=off", "SECKILL_RATE_IP=off", "SECKILL_PURCHASE_TOKENS=false",
 	)
 	srv := &Server{
 		Proc: NewProc(tb, name, filepath.Join(s.Dir, name+".log"), env, s.Binary, "serve"),

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"io/fs"
@@ -71,6 +72,10 @@ type Deps struct {
 	Logger         *slog.Logger
 	Limiter        *ratelimit.Limiter // nil: no rate limits
 	Rates          Rates
+	// RequirePurchaseToken makes purchases need a token issued from the
+	// opening second (GET .../purchase-token); PurchaseTokenTTL is its life.
+	RequirePurchaseToken bool
+	PurchaseTokenTTL     time.Duration
 }
 
 // Rates are the limits the server applies.
@@ -84,12 +89,14 @@ type Server struct {
 	tokens      *Tokens
 	adminDigest [32]byte
 	adminSess   adminSessions
+	purchaseTok purchaseTokens
 }
 
 // New returns the Gin engine with every route.
 func New(d Deps) *gin.Engine {
 	s := &Server{Deps: d, tokens: d.Tokens, adminDigest: sha256.Sum256([]byte(d.AdminToken)),
-		adminSess: newAdminSessions(string(d.Tokens.secret), d.AdminToken, d.Now)}
+		adminSess:   newAdminSessions(string(d.Tokens.secret), d.AdminToken, d.Now),
+		purchaseTok: newPurchaseTokens(string(d.Tokens.secret), cmp.Or(d.PurchaseTokenTTL, 2*time.Minute))}
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	// Gin trusts X-Forwarded-For from anyone unless told otherwise; a client
@@ -127,7 +134,8 @@ func New(d Deps) *gin.Engine {
 
 	shop := v1.Group("", s.shopper)
 	shop.GET("/session", s.whoami)
-	shop.POST("/items/:id/purchase", s.limit("purchase"), s.purchase)
+	shop.GET("/items/:id/purchase-token", s.purchaseToken)
+	shop.POST("/items/:id/purchase", s.limit("purchase"), s.requirePurchaseToken, s.purchase)
 	shop.GET("/orders", s.listOrders)
 	shop.GET("/orders/:id", s.getOrder)
 	shop.POST("/orders/:id/pay", s.payOrder)

@@ -87,10 +87,21 @@ async function purchase() {
   }
 }
 
+let purchaseToken = null; // {token, expires}: issued by the server from the opening second
+
+async function freshToken() {
+  if (!purchaseToken || purchaseToken.expires - serverNow() < 5000) {
+    const t = await api('GET', `/api/v1/items/${itemID}/purchase-token`);
+    purchaseToken = { token: t.token, expires: Date.parse(t.expires_at) };
+  }
+  return purchaseToken.token;
+}
+
 // buyWithRetry retries once, with the same Idempotency-Key, when the shop is
 // busy: the retry can never buy twice.
 async function buyWithRetry(quantity) {
-  const send = () => api('POST', `/api/v1/items/${itemID}/purchase`, { quantity }, { 'Idempotency-Key': intentKey });
+  const send = async () => api('POST', `/api/v1/items/${itemID}/purchase`, { quantity },
+    { 'Idempotency-Key': intentKey, 'X-Purchase-Token': await freshToken() });
   try {
     return await send();
   } catch (err) {

@@ -1,0 +1,105 @@
+package httpapi
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/seckill/seckill/internal/stock"
+)
+
+// PurchaseTokenHeader carries the purchase token on POST .../purchase.
+const PurchaseTokenHeader = "X-Purchase-Token"
+
+var errBadPurchaseToken = apiErr(http.StatusForbidden, "invalid_purchase_token",
+	"the purchase token is missing, forged or expired; fetch a new one from /purchase-token")
+
+// purchaseTokens are short-lived HMACs over (shopper, sale, expiry). They are
+// only issued from the sale's opening second, by the server's clock, so the
+// purchase endpoint cannot be scripted before the sale opens, whatever clock
+// a bot keeps.
+type purchaseTokens struct {
+	key []byte
+	ttl time.Duration
+}
+
+func newPurchaseTokens(jwtSecret string, ttl time.Duration) purchaseTokens {
+	mac := hmac.New(sha256.New, []byte(jwtSecret))
+	mac.Write([]byte("seckill purchase token")) // a key of its own: no JWT verifies as one
+	return purchaseTokens{key: mac.Sum(nil), ttl: ttl}
+}
+
+func (p purchaseTokens) mac(user string, item int64, exp int64) []byte {
+	m := hmac.New(sha256.New, p.key)
+	m.Write([]byte(user + "\x00" + strconv.FormatInt(item, 10) + "\x00" + strconv.FormatInt(exp, 10)))
+	return m.Sum(nil)
+}
+
+func (p purchaseTokens) issue(user string, item int64, now time.Time) (string, time.Time) {
+	exp := now.Add(p.ttl)
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(exp.UnixMilli()))
+	enc := base64.RawURLEncoding
+	return enc.EncodeToString(b[:]) + "." + enc.EncodeToString(p.mac(user, item, exp.UnixMilli())), exp
+}
+
+func (p purchaseTokens) valid(token, user string, item int64, now time.Time) bool {
+	a, b, ok := strings.Cut(token, ".")
+	enc := base64.RawURLEncoding
+	expBytes, err1 := enc.DecodeString(a)
+	sig, err2 := enc.DecodeString(b)
+	if !ok || err1 != nil || err2 != nil || len(expBytes) != 8 {
+		return false
+	}
+	exp := int64(binary.BigEndian.Uint64(expBytes))
+	return now.UnixMilli() < exp && hmac.Equal(sig, p.mac(user, item, exp))
+}
+
+// purchaseToken issues a token from the opening second until the end.
+func (s *Server) purchaseToken(c *gin.Context) {
+	id, err := pathID(c, errItemNotFound)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	it, err := s.Catalog.Get(c.Request.Context(), id)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	now := s.Now()
+	switch {
+	case now.Before(it.StartsAt):
+		writeError(c, stock.ErrNotStarted)
+		return
+	case !now.Before(it.EndsAt):
+		writeError(c, stock.ErrEnded)
+		return
+	}
+	tok, exp := s.purchaseTok.issue(userOf(c), id, now)
+	c.JSON(http.StatusOK, gin.H{"token": tok, "expires_at": exp.UTC()})
+}
+
+// requirePurchaseToken refuses a purchase without a valid token for this
+// shopper and sale, before anything else runs.
+func (s *Server) requirePurchaseToken(c *gin.Context) {
+	if !s.RequirePurchaseToken {
+		return
+	}
+	id, err := pathID(c, errItemNotFound)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	if !s.purchaseTok.valid(c.GetHeader(PurchaseTokenHeader), userOf(c), id, s.Now()) {
+		s.Metrics.purchases.WithLabelValues("invalid_purchase_token").Inc()
+		writeError(c, errBadPurchaseToken)
+	}
+}
