@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"gorm.io/gorm"
 
+	"github.com/seckill/seckill/internal/admission"
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/config"
 	"github.com/seckill/seckill/internal/dashboard"
@@ -118,6 +119,7 @@ func (a *App) listen(now func() time.Time) error {
 		Limiter:              ratelimit.New(a.rdb, a.cfg.RedisPrefix, now),
 		Rates:                httpapi.Rates{Shopper: a.cfg.RateShopper, IP: a.cfg.RateIP, Login: a.cfg.RateLogin},
 		RequirePurchaseToken: a.cfg.PurchaseTokens, PurchaseTokenTTL: a.cfg.PurchaseTTL,
+		Gate:    admission.New(a.cfg.AdmitMultiple, time.Second, now),
 		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Syncer: a.syncer,
 		Tokens:     httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
 		AdminToken: a.cfg.AdminToken, DemoLogin: a.cfg.DemoLogin, Now: now,

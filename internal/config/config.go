@@ -36,6 +36,7 @@ type Config struct {
 	RateLogin      ratelimit.Rate // SECKILL_RATE_LOGIN: demo logins per client IP
 	PurchaseTokens bool           // SECKILL_PURCHASE_TOKENS: purchases need a token issued from the opening second
 	PurchaseTTL    time.Duration  // SECKILL_PURCHASE_TOKEN_TTL
+	AdmitMultiple  int            // SECKILL_ADMISSION_MULTIPLE: purchases per second per sale reaching Redis, as a multiple of stock left; 0 = off
 }
 
 // ErrInvalid is returned (wrapped) for a setting that is missing or malformed.
@@ -73,6 +74,7 @@ func Load(getenv func(string) string) (Config, error) {
 		RateLogin:      r.rate("SECKILL_RATE_LOGIN", ratelimit.Rate{PerSecond: 5, Burst: 20}),
 		PurchaseTokens: r.boolean("SECKILL_PURCHASE_TOKENS", true),
 		PurchaseTTL:    r.duration("SECKILL_PURCHASE_TOKEN_TTL", 2*time.Minute),
+		AdmitMultiple:  r.integer("SECKILL_ADMISSION_MULTIPLE", 10),
 	}
 	if r.err != nil {
 		return Config{}, r.err

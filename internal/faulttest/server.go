@@ -35,8 +35,8 @@ func StartServer(tb testing.TB, s *Setup, name, redisAddr string) *Server {
 		"SECKILL_CLAIM_IDLE="+s.ClaimIdle.String(),
 		"SECKILL_SHUTDOWN_TIMEOUT="+s.ShutdownTimeout.String(),
 		// The storms come from one IP and retry fast on purpose: these tests
-		// are about crashes, not throttling (internal/app tests the limits).
-		"SECKILL_RATE_SHOPPER=off", "SECKILL_RATE_IP=off", "SECKILL_PURCHASE_TOKENS=false",
+		// are about crashes, not throttling or admission (internal/app tests those).
+		"SECKILL_RATE_SHOPPER=off", "SECKILL_RATE_IP=off", "SECKILL_PURCHASE_TOKENS=false", "SECKILL_ADMISSION_MULTIPLE=0",
 	)
 	srv := &Server{
 		Proc: NewProc(tb, name, filepath.Join(s.Dir, name+".log"), env, s.Binary, "serve"),

@@ -30,7 +30,17 @@ func (s *Server) purchase(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
+	if ok, soldOut := s.Gate.Admit(req.ItemID); !ok {
+		var err error = errBusy
+		if soldOut {
+			err = stock.ErrSoldOut
+		}
+		s.Metrics.purchase("gated_"+lookup(err).Code, start)
+		writeError(c, err)
+		return
+	}
 	res, err := s.reserve(c.Request.Context(), req)
+	s.observe(req.ItemID, res, err)
 	if err != nil {
 		s.Metrics.purchase(lookup(err).Code, start)
 		writeError(c, err)
@@ -73,6 +83,20 @@ func (s *Server) purchaseRequest(c *gin.Context) (stock.Request, error) {
 	}
 	return stock.Request{ItemID: id, UserID: userOf(c), Quantity: qty, OrderID: s.NewOrderID(),
 		IdempotencyKey: key, Now: s.Now()}, nil
+}
+
+var errBusy = apiErr(http.StatusServiceUnavailable, "unavailable",
+	"many shoppers are trying for what is left; try again in a moment")
+
+// observe tells the admission gate how much stock the script reported left.
+func (s *Server) observe(itemID int64, res stock.Reservation, err error) {
+	var so *stock.SoldOutError
+	switch {
+	case err == nil && !res.Replayed:
+		s.Gate.Observe(itemID, res.StockLeft)
+	case errors.As(err, &so):
+		s.Gate.Observe(itemID, so.Left)
+	}
 }
 
 var errInvalidQuantity = &Error{Status: http.StatusBadRequest, Code: "invalid_quantity",

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill/seckill/internal/admission"
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
@@ -76,6 +77,7 @@ type Deps struct {
 	// opening second (GET .../purchase-token); PurchaseTokenTTL is its life.
 	RequirePurchaseToken bool
 	PurchaseTokenTTL     time.Duration
+	Gate                 *admission.Gate // nil: every purchase reaches Redis
 }
 
 // Rates are the limits the server applies.
