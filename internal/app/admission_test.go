@@ -12,8 +12,9 @@ import (
 
 // TestAdmissionCap: 300 shoppers at once for 5 units. After the first
 // answers teach the server how little is left, most requests are answered
-// without running the reserve script; exactly 5 are sold; and a cancel puts
-// the sale back on sale within a second.
+// without running the reserve script. Units the burst's window had no room
+// for sell in the next window; exactly 5 are sold; and a cancel puts the
+// sale back on sale within a second.
 func TestAdmissionCap(t *testing.T) {
 	s := start(t, &liveClock{}, func(c *config.Config) { c.AdmitMultiple = 2 })
 	id := s.sale(t, 5, 1, time.Now().Add(-time.Minute), time.Now().Add(time.Hour))
@@ -34,8 +35,15 @@ func TestAdmissionCap(t *testing.T) {
 	wg.Wait()
 	gated := metric(t, s, "gated_sold_out") + metric(t, s, "gated_unavailable")
 	t.Logf("300 requests for 5 units: %v; %d answered by the gate without Redis", codes, gated)
-	if codes[202] != 5 || codes[500] > 0 || gated < 200 {
-		t.Fatalf("answers %v, %d gated: want 5 sold and most answered by the gate", codes, gated)
+	if codes[202] < 1 || codes[202] > 5 || codes[500] > 0 || gated < 200 {
+		t.Fatalf("answers %v, %d gated: want at most 5 sold and most answered by the gate", codes, gated)
+	}
+	sold := codes[202]
+	for i := 0; sold < 5 && i < 20; i++ {
+		time.Sleep(200 * time.Millisecond) // Retry-After, as a polite client waits
+		if s.call(t, "POST", path, mintToken(t, "next"+strconv.Itoa(i)), nil).status == 202 {
+			sold++
+		}
 	}
 	st := s.settle(t, id)
 	if st.body["sold"].(float64) != 5 || st.body["consistent"] != true {

@@ -53,6 +53,12 @@ type option func(*config.Config)
 // (or redisAddr when given) until the test ends.
 func start(tb testing.TB, clk interface{ Now() time.Time }, opts ...option) *server {
 	tb.Helper()
+	return startLogged(tb, clk, quiet(), opts...)
+}
+
+// startLogged is start with the server's logs going to log.
+func startLogged(tb testing.TB, clk interface{ Now() time.Time }, log *slog.Logger, opts ...option) *server {
+	tb.Helper()
 	db := testenv.MySQL(tb)
 	_, prefix := testenv.Redis(tb)
 	cfg := config.Config{HTTPAddr: "127.0.0.1:0", MySQLDSN: db.DSN, RedisAddr: testenv.RedisAddr(tb), RedisPrefix: prefix,
@@ -64,7 +70,7 @@ func start(tb testing.TB, clk interface{ Now() time.Time }, opts ...option) *ser
 	for _, o := range opts {
 		o(&cfg)
 	}
-	a, err := app.New(context.Background(), cfg, app.Options{Now: clk.Now, Logger: quiet()})
+	a, err := app.New(context.Background(), cfg, app.Options{Now: clk.Now, Logger: log})
 	if err != nil {
 		tb.Fatalf("start server: %v", err)
 	}

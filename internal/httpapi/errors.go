@@ -17,11 +17,12 @@ import (
 // Error is an answer the API gives on purpose: a code shoppers' programs can
 // switch on, a message people can read, and the field at fault if any.
 type Error struct {
-	Status  int    `json:"-"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Field   string `json:"field,omitempty"`
-	OrderID string `json:"order_id,omitempty"` // already_purchased: the order held
+	Status    int    `json:"-"`
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	Field     string `json:"field,omitempty"`
+	OrderID   string `json:"order_id,omitempty"` // already_purchased: the order held
+	wrongType bool   // a JSON value of the wrong type, e.g. "2" for a number
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }

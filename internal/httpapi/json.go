@@ -30,6 +30,9 @@ func decode(c *gin.Context, dst any, optional bool) error {
 		}
 		return invalid("", "a JSON body is required")
 	}
+	if err := strictKeys(body, dst); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
@@ -47,7 +50,9 @@ func jsonError(err error) *Error {
 	var syntaxErr *json.SyntaxError
 	switch {
 	case errors.As(err, &typeErr):
-		return invalid(typeErr.Field, typeErr.Field+" must be "+kind(typeErr.Type.Kind().String()))
+		e := invalid(typeErr.Field, typeErr.Field+" must be "+kind(typeErr.Type.Kind().String()))
+		e.wrongType = true
+		return e
 	case errors.As(err, &syntaxErr):
 		return invalid("", "malformed JSON at byte "+strconv.FormatInt(syntaxErr.Offset, 10))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):

@@ -65,7 +65,7 @@ func (s *Server) purchaseRequest(c *gin.Context) (stock.Request, error) {
 		Quantity *int `json:"quantity"`
 	}
 	if err := decode(c, &body, true); err != nil {
-		if ae, ok := err.(*Error); ok && ae.Field == "quantity" {
+		if ae, ok := err.(*Error); ok && ae.Field == "quantity" && ae.wrongType {
 			return stock.Request{}, errInvalidQuantity
 		}
 		return stock.Request{}, err
