@@ -30,7 +30,7 @@ load_env = eval "$$(scripts/dev-env.sh)"; \
 # Every .go file outside vendor directories.
 GO_FILES = find . -name '*.go' -not -path '*/vendor/*' -not -path './.git/*' -print0
 
-.PHONY: help services chromium build run test migrate seed fmt fmt-check vet clean web-vendor fuzz
+.PHONY: help services chromium build run test migrate seed fmt fmt-check vet clean web-vendor fuzz k6 k6-flash k6-browse k6-soak
 
 help: ## List targets
 	@echo "Targets:"
@@ -81,6 +81,21 @@ clean: ## Remove bin/
 
 fuzz: services ## Run every fuzz target briefly (FUZZTIME per target, default 10s)
 	scripts/fuzz.sh
+
+K6_VERSION := v1.8.1
+K6 = $(shell command -v k6 2>/dev/null || echo bin/k6)
+
+k6: ## Install the pinned k6 into bin/ unless one is on the PATH (a few minutes the first time)
+	@command -v k6 >/dev/null 2>&1 || [ -x bin/k6 ] || GOBIN=$(CURDIR)/bin $(GO) install go.k6.io/k6@$(K6_VERSION)
+
+k6-flash: k6 ## Rehearse a flash sale against BASE_URL (default the make run server)
+	@$(load_env); ADMIN_TOKEN="$$SECKILL_ADMIN_TOKEN" JWT_SECRET="$$SECKILL_JWT_SECRET" $(K6) run loadtest/flash_sale.js
+
+k6-browse: k6 ## Browse at a constant arrival rate
+	$(K6) run loadtest/browse.js
+
+k6-soak: k6 ## Mixed traffic for an hour (SHORT=1: 30 s)
+	@$(load_env); ADMIN_TOKEN="$$SECKILL_ADMIN_TOKEN" JWT_SECRET="$$SECKILL_JWT_SECRET" $(K6) run loadtest/soak.js
 
 web-vendor: ## Vendor the pinned browser libraries into web/static/vendor (needs npm)
 	scripts/vendor-web.sh

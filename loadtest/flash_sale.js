@@ -1,0 +1,97 @@
+// flash_sale.js: rehearse a flash sale. Creates a sale through the admin API
+// (or takes SALE_ID), signs in SHOPPERS shoppers, waits for the opening, and
+// storms the purchase endpoint with duplicates and Idempotency-Key retries.
+// It fails unless exactly STOCK purchases succeed, no request gets a 5xx
+// other than a 503 busy answer with Retry-After, p99 stays under P99_MS, and
+// the admin stats say the stores agree once the queue is drained.
+//
+//   ADMIN_TOKEN=... JWT_SECRET=... k6 run loadtest/flash_sale.js
+//   env: BASE_URL, SHOPPERS (2000), STOCK (200), VUS (50), OPENS_IN (5 s),
+//        P99_MS (500), SALE_ID (use an existing sale; STOCK is then read from it)
+import http from 'k6/http';
+import { check, sleep, fail } from 'k6';
+import { Counter } from 'k6/metrics';
+import exec from 'k6/execution';
+import { BASE_URL, ADMIN_TOKEN, int, shopperToken, admin, auth } from './lib.js';
+
+const SHOPPERS = int('SHOPPERS', 2000);
+const STOCK = int('STOCK', 200);
+const VUS = int('VUS', 50);
+const OPENS_IN = int('OPENS_IN', 5);
+const P99_MS = int('P99_MS', 500);
+
+const reserved = new Counter('purchases_reserved'); // new orders (202, not replayed)
+const serverErrors = new Counter('server_errors'); // 5xx other than 503 busy
+const outcomes = new Counter('purchase_outcomes');
+
+export const options = {
+  setupTimeout: '5m',
+  teardownTimeout: '2m',
+  scenarios: {
+    storm: { executor: 'shared-iterations', vus: VUS, iterations: SHOPPERS * 2, maxDuration: '5m' },
+  },
+  thresholds: {
+    purchases_reserved: [`count==${STOCK}`],
+    server_errors: ['count==0'],
+    'http_req_duration{kind:purchase}': [`p(99)<${P99_MS}`],
+    checks: ['rate==1'],
+  },
+};
+
+export function setup() {
+  if (!ADMIN_TOKEN) fail('set ADMIN_TOKEN (make run prints it; scripts/dev-env.sh holds it)');
+  let saleID = __ENV.SALE_ID;
+  let opensAt = Date.now() + OPENS_IN * 1000;
+  if (!saleID) {
+    const r = admin('POST', '/api/v1/admin/items', {
+      name: `k6 flash sale ${new Date().toISOString()}`, description: 'load test', price_cents: 100,
+      stock_total: STOCK, per_user_limit: 1,
+      starts_at: new Date(opensAt).toISOString(), ends_at: new Date(opensAt + 3600e3).toISOString(),
+    });
+    if (r.status !== 201) fail(`create sale: ${r.status} ${r.body}`);
+    saleID = String(r.json('id'));
+  } else {
+    opensAt = Date.parse(http.get(`${BASE_URL}/api/v1/items/${saleID}`).json('starts_at'));
+  }
+  const tokens = [];
+  for (let i = 0; i < SHOPPERS; i++) tokens.push(shopperToken(`k6-${saleID}-${i}`));
+  return { saleID, opensAt, tokens };
+}
+
+// One iteration is one shopper's try; every shopper comes twice (a
+// duplicate), and half retry with the key of their first try.
+export default function (data) {
+  const wait = (data.opensAt - Date.now()) / 1000;
+  if (wait > 0) sleep(wait);
+  const n = exec.scenario.iterationInTest;
+  const shopper = n % SHOPPERS;
+  const token = data.tokens[shopper];
+  const headers = {};
+  if (shopper % 2 === 0) headers['Idempotency-Key'] = `k6-${shopper}`;
+  const pt = http.get(`${BASE_URL}/api/v1/items/${data.saleID}/purchase-token`, { ...auth(token), tags: { kind: 'token' } });
+  if (pt.status === 200) headers['X-Purchase-Token'] = pt.json('token');
+  const r = http.post(`${BASE_URL}/api/v1/items/${data.saleID}/purchase`, '{}', { ...auth(token, headers), tags: { kind: 'purchase' } });
+  const code = r.status >= 400 ? (r.json('error.code') || String(r.status)) : String(r.status);
+  outcomes.add(1, { outcome: r.headers['Idempotent-Replayed'] ? 'replayed' : code });
+  if (r.status === 202 && !r.headers['Idempotent-Replayed']) reserved.add(1);
+  const busy = r.status === 503 && r.headers['Retry-After'];
+  if (r.status >= 500 && !busy) serverErrors.add(1);
+  check(r, { 'an answer the API documents': (x) => [202, 403, 409, 410, 429, 503].includes(x.status) });
+}
+
+export function teardown(data) {
+  let st = null;
+  for (let i = 0; i < 60; i++) {
+    st = admin('GET', `/api/v1/admin/items/${data.saleID}/stats`).json();
+    if (st.orders_pending === 0) break;
+    sleep(0.5);
+  }
+  const ok = check(st, {
+    'queue drained': (s) => s.orders_pending === 0,
+    'stores agree (invariant 4)': (s) => s.consistent === true,
+    'exactly the stock sold': (s) => s.sold === s.stock_total,
+    'nothing left in Redis or MySQL': (s) => s.stock_redis === 0 && s.stock_mysql === 0,
+  });
+  console.log(`sale ${data.saleID}: ${JSON.stringify(st)}`);
+  if (!ok) fail(`invariants do not hold after the sale: ${JSON.stringify(st)}`);
+}
