@@ -60,7 +60,9 @@ var errorTable = []struct {
 // as a bare 503 or 500, never with their text: it may hold SQL or addresses.
 func writeError(c *gin.Context, err error) {
 	ans := lookup(err)
-	if ans.Status >= 500 {
+	// Deliberate answers (a busy sale shedding load) are not failures.
+	var deliberate *Error
+	if ans.Status >= 500 && !errors.As(err, &deliberate) {
 		slog.ErrorContext(c.Request.Context(), "request failed", "path", c.FullPath(), "err", err)
 	}
 	switch {
