@@ -43,8 +43,9 @@ func (g *Gate) Admit(itemID int64) (ok, soldOut bool) {
 	defer g.mu.Unlock()
 	s := g.sales[itemID]
 	if s == nil {
-		s = &sale{}
-		g.sales[itemID] = s
+		// Only Observe adds sales (after Redis answered for a real one), so
+		// requests for made-up ids cannot grow this map.
+		return true, false
 	}
 	if now := g.now(); now.Sub(s.start) >= g.window {
 		s.start, s.n = now, 0
@@ -63,7 +64,17 @@ func (g *Gate) Observe(itemID, left int64) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if s := g.sales[itemID]; s != nil {
-		s.left, s.known = left, true
+	s := g.sales[itemID]
+	if s == nil {
+		s = &sale{start: g.now(), n: 1}
+		g.sales[itemID] = s
 	}
+	s.left, s.known = left, true
+}
+
+// Len is how many sales the gate tracks.
+func (g *Gate) Len() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.sales)
 }

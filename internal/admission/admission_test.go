@@ -42,4 +42,10 @@ func TestGate(t *testing.T) {
 	if ok, _ := admission.New(0, time.Second, time.Now).Admit(1); !ok {
 		t.Fatal("a gate that is off refused")
 	}
+	for id := range int64(10000) { // made-up sale ids must not grow the gate
+		g.Admit(1000 + id)
+	}
+	if g.Len() != 1 {
+		t.Fatalf("the gate tracks %d sales after requests for made-up ids, want 1", g.Len())
+	}
 }
