@@ -19,10 +19,12 @@ type Gate struct {
 }
 
 type sale struct {
-	start time.Time // of the current window
-	n     int       // requests admitted or refused in it
-	left  int64     // stock left, as last seen
-	known bool
+	start    time.Time           // of the current window
+	n        int                 // shoppers admitted in it
+	shoppers map[string]struct{} // who they are: a shopper counts once a window
+	left     int64               // stock left, as last seen
+	seen     time.Time           // when left was seen
+	known    bool
 }
 
 // New returns a gate admitting multiple × stock left per window; multiple 0
@@ -31,11 +33,13 @@ func New(multiple int, window time.Duration, now func() time.Time) *Gate {
 	return &Gate{multiple: multiple, window: window, now: now, sales: map[int64]*sale{}}
 }
 
-// Admit reports whether a request for the sale may run the reserve script
-// and, if not, whether the sale looked sold out. The first request of every
-// window is admitted, so stock that comes back (a cancel) is seen within a
-// window.
-func (g *Gate) Admit(itemID int64) (ok, soldOut bool) {
+// Admit reports whether shopper's request for the sale may run the reserve
+// script and, if not, whether the sale is sold out as of this window. Each
+// shopper counts once a window (their retries are bounded by the
+// per-shopper rate limit), so a few accounts sending many requests cannot
+// use up a sale's room. The first shopper of every window is admitted, so
+// stock that comes back (a cancel) is seen within a window.
+func (g *Gate) Admit(itemID int64, shopper string) (ok, soldOut bool) {
 	if g == nil || g.multiple <= 0 {
 		return true, false
 	}
@@ -48,13 +52,19 @@ func (g *Gate) Admit(itemID int64) (ok, soldOut bool) {
 		return true, false
 	}
 	if now := g.now(); now.Sub(s.start) >= g.window {
-		s.start, s.n = now, 0
+		s.start, s.n, s.shoppers = now, 0, map[string]struct{}{}
 	}
-	s.n++
-	if !s.known || s.n == 1 {
+	if _, ok := s.shoppers[shopper]; ok {
 		return true, false
 	}
-	return int64(s.n) <= max(1, int64(g.multiple)*s.left), s.left <= 0
+	if s.n > 0 && int64(s.n) >= max(1, int64(g.multiple)*s.left) {
+		// Sold out only if seen so in this window; an older zero may be
+		// stale (a cancel), so that shopper is told to retry instead.
+		return false, s.left <= 0 && !s.seen.Before(s.start)
+	}
+	s.n++
+	s.shoppers[shopper] = struct{}{}
+	return true, false
 }
 
 // Observe records the stock left that a reserve answer reported.
@@ -64,12 +74,13 @@ func (g *Gate) Observe(itemID, left int64) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	now := g.now()
 	s := g.sales[itemID]
 	if s == nil {
-		s = &sale{start: g.now(), n: 1}
+		s = &sale{start: now, shoppers: map[string]struct{}{}}
 		g.sales[itemID] = s
 	}
-	s.left, s.known = left, true
+	s.left, s.seen, s.known = left, now, true
 }
 
 // Len is how many sales the gate tracks.

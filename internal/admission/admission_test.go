@@ -1,51 +1,92 @@
 package admission_test
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/seckill/seckill/internal/admission"
 )
 
-func TestGate(t *testing.T) {
-	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	g := admission.New(3, time.Second, func() time.Time { return now })
-	admitted := func(n int) (ok, sold int) {
-		for range n {
-			a, s := g.Admit(1)
-			if a {
-				ok++
-			} else if s {
-				sold++
-			}
+type rig struct {
+	g   *admission.Gate
+	now time.Time
+	seq int
+}
+
+// burst sends n requests from n new shoppers and counts the answers.
+func (r *rig) burst(n int) (ok, soldOut int) {
+	for range n {
+		r.seq++
+		a, s := r.g.Admit(1, "s"+strconv.Itoa(r.seq))
+		if a {
+			ok++
+		} else if s {
+			soldOut++
 		}
-		return ok, sold
 	}
-	if ok, _ := admitted(50); ok != 50 {
+	return ok, soldOut
+}
+
+func TestGate(t *testing.T) {
+	r := &rig{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	r.g = admission.New(3, time.Second, func() time.Time { return r.now })
+	if ok, _ := r.burst(50); ok != 50 {
 		t.Fatalf("before any stock is known: %d of 50 admitted, want all", ok)
 	}
-	g.Observe(1, 2)
-	now = now.Add(time.Second)
-	if ok, _ := admitted(50); ok != 6 {
+	r.g.Observe(1, 2)
+	r.now = r.now.Add(time.Second)
+	if ok, _ := r.burst(50); ok != 6 {
 		t.Fatalf("2 left, multiple 3: %d admitted in a window, want 6", ok)
 	}
-	g.Observe(1, 0)
-	now = now.Add(time.Second)
-	if ok, sold := admitted(50); ok != 1 || sold != 49 {
-		t.Fatalf("sold out: %d admitted (want the 1 probe), %d answered sold out (want 49)", ok, sold)
+	r.g.Observe(1, 0)
+	if ok, sold := r.burst(10); ok != 0 || sold != 10 {
+		t.Fatalf("sold out this window: %d admitted, %d sold out; want 0 and 10", ok, sold)
 	}
-	g.Observe(1, 1) // a cancel put one back; the probe saw it
-	now = now.Add(time.Second)
-	if ok, _ := admitted(10); ok != 3 {
+	r.now = r.now.Add(time.Second)
+	if ok, sold := r.burst(50); ok != 1 || sold != 0 {
+		t.Fatalf("next window: %d admitted (want the 1 probe), %d told sold out (want 0: the zero is stale)", ok, sold)
+	}
+	r.g.Observe(1, 1) // the probe saw a unit a cancel put back
+	r.now = r.now.Add(time.Second)
+	if ok, _ := r.burst(10); ok != 3 {
 		t.Fatalf("after stock came back: %d admitted, want 3", ok)
 	}
-	if ok, _ := admission.New(0, time.Second, time.Now).Admit(1); !ok {
-		t.Fatal("a gate that is off refused")
+}
+
+// TestFewAccountsCannotStarveASale: a shopper already let through in a
+// window is let through again without taking more room, so twenty accounts
+// sending many requests leave room for everyone else.
+func TestFewAccountsCannotStarveASale(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	g := admission.New(10, time.Second, func() time.Time { return now })
+	g.Observe(1, 4) // room for 40 shoppers a second
+	for range 5 {
+		for b := range 20 {
+			g.Admit(1, "bot"+strconv.Itoa(b))
+		}
 	}
+	honest := 0
+	for h := range 10 {
+		if ok, _ := g.Admit(1, "person"+strconv.Itoa(h)); ok {
+			honest++
+		}
+	}
+	if honest != 10 {
+		t.Fatalf("%d of 10 people admitted after 20 bots sent 100 requests, want all 10", honest)
+	}
+}
+
+func TestGateMemoryAndOff(t *testing.T) {
+	g := admission.New(3, time.Second, time.Now)
+	g.Observe(1, 5)
 	for id := range int64(10000) { // made-up sale ids must not grow the gate
-		g.Admit(1000 + id)
+		g.Admit(1000+id, "x")
 	}
 	if g.Len() != 1 {
 		t.Fatalf("the gate tracks %d sales after requests for made-up ids, want 1", g.Len())
+	}
+	if ok, _ := admission.New(0, time.Second, time.Now).Admit(1, "x"); !ok {
+		t.Fatal("a gate that is off refused")
 	}
 }

@@ -141,6 +141,7 @@ func TestCSRF(t *testing.T) {
 		{"cookie from another site", []string{"Cookie", cookie, "Origin", "https://evil.example"}, want{403, "csrf_rejected", ""}},
 		{"cookie without Origin", []string{"Cookie", cookie}, want{403, "csrf_rejected", ""}},
 		{"null Origin", []string{"Cookie", cookie, "Origin", "null"}, want{403, "csrf_rejected", ""}},
+		{"cookie with a non-Bearer Authorization", []string{"Cookie", cookie, "Authorization", "Basic eDp5"}, want{403, "csrf_rejected", ""}},
 		{"cookie from the shop's pages", []string{"Cookie", cookie, "Origin", "http://" + s.addr}, want{202, "", ""}},
 	}
 	for _, tc := range tests {
@@ -152,5 +153,13 @@ func TestCSRF(t *testing.T) {
 		want{403, "csrf_rejected", ""})
 	if st := s.settle(t, id); st.body["stock_total"].(float64) != 10 || st.body["sold"].(float64) != 1 {
 		t.Fatalf("forged requests changed something: %s", st.raw)
+	}
+}
+
+func TestSecureCookiesBehindTLSProxy(t *testing.T) {
+	s := start(t, newClock(t0), func(c *config.Config) { c.SecureCookies = true })
+	r := s.call(t, "POST", "/api/v1/session", "", `{"user_id":"alice"}`)
+	if c := r.header.Get("Set-Cookie"); !strings.Contains(c, "Secure") || !strings.Contains(c, "HttpOnly") {
+		t.Fatalf("session cookie %q: want Secure and HttpOnly", c)
 	}
 }

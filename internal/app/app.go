@@ -119,7 +119,7 @@ func (a *App) listen(now func() time.Time) error {
 		Limiter:              ratelimit.New(a.rdb, a.cfg.RedisPrefix, now),
 		Rates:                httpapi.Rates{Shopper: a.cfg.RateShopper, IP: a.cfg.RateIP, Login: a.cfg.RateLogin},
 		RequirePurchaseToken: a.cfg.PurchaseTokens, PurchaseTokenTTL: a.cfg.PurchaseTTL,
-		Gate:    admission.New(a.cfg.AdmitMultiple, time.Second, now),
+		Gate: admission.New(a.cfg.AdmitMultiple, time.Second, now), SecureCookies: a.cfg.SecureCookies,
 		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Syncer: a.syncer,
 		Tokens:     httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
 		AdminToken: a.cfg.AdminToken, DemoLogin: a.cfg.DemoLogin, Now: now,

@@ -17,7 +17,7 @@ import (
 func TestOneShopperFlooding(t *testing.T) {
 	s := start(t, &liveClock{}, func(c *config.Config) {
 		c.RateShopper = ratelimit.Rate{PerSecond: 5, Burst: 10}
-		c.RateIP = ratelimit.Rate{PerSecond: 10000, Burst: 10000}
+		c.RateIP = ratelimit.Rate{PerSecond: 50, Burst: 100} // one office: the bot and alice share it
 	})
 	id := s.sale(t, 10, 1, time.Now().Add(-time.Minute), time.Now().Add(time.Hour))
 	tok := mintToken(t, "bot")
@@ -48,6 +48,34 @@ func TestOneShopperFlooding(t *testing.T) {
 	}
 	if st := s.settle(t, id); st.body["sold"].(float64) != 1 {
 		t.Fatalf("one shopper flooding holds %v units, want 1", st.body["sold"])
+	}
+	// Refused requests must not have spent the IP's allowance.
+	check(t, s.call(t, "POST", "/api/v1/items/"+itoa(id)+"/purchase", mintToken(t, "alice"), nil), want{202, "", ""})
+}
+
+// TestTokenAndAdminSignInFlooding: the purchase-token endpoint (which bots
+// poll up to the opening) and admin sign-in (token guessing) are limited too.
+func TestTokenAndAdminSignInFlooding(t *testing.T) {
+	s := start(t, newClock(t0), func(c *config.Config) {
+		c.RateShopper = ratelimit.Rate{PerSecond: 5, Burst: 10}
+		c.RateIP = ratelimit.Rate{PerSecond: 10000, Burst: 10000}
+		c.RateLogin = ratelimit.Rate{PerSecond: 1, Burst: 5}
+	})
+	id := s.sale(t, 5, 1, t0, t0.Add(time.Hour))
+	tok := mintToken(t, "poller")
+	codes := map[int]int{}
+	for range 50 {
+		codes[s.call(t, "GET", "/api/v1/items/"+itoa(id)+"/purchase-token", tok, nil).status]++
+	}
+	if codes[429] < 35 {
+		t.Fatalf("50 token requests from one shopper: %v, want most refused", codes)
+	}
+	guesses := map[int]int{}
+	for i := range 30 {
+		guesses[s.call(t, "POST", "/api/v1/admin/session", "", `{"token":"guess-`+strconv.Itoa(i)+`-0123456789"}`).status]++
+	}
+	if guesses[429] < 20 {
+		t.Fatalf("30 admin token guesses from one IP: %v, want most refused", guesses)
 	}
 }
 

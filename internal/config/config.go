@@ -37,6 +37,7 @@ type Config struct {
 	PurchaseTokens bool           // SECKILL_PURCHASE_TOKENS: purchases need a token issued from the opening second
 	PurchaseTTL    time.Duration  // SECKILL_PURCHASE_TOKEN_TTL
 	AdmitMultiple  int            // SECKILL_ADMISSION_MULTIPLE: purchases per second per sale reaching Redis, as a multiple of stock left; 0 = off
+	SecureCookies  bool           // SECKILL_SECURE_COOKIES: mark cookies Secure (behind a proxy that ends TLS)
 }
 
 // ErrInvalid is returned (wrapped) for a setting that is missing or malformed.
@@ -75,6 +76,7 @@ func Load(getenv func(string) string) (Config, error) {
 		PurchaseTokens: r.boolean("SECKILL_PURCHASE_TOKENS", true),
 		PurchaseTTL:    r.duration("SECKILL_PURCHASE_TOKEN_TTL", 2*time.Minute),
 		AdmitMultiple:  r.integer("SECKILL_ADMISSION_MULTIPLE", 10),
+		SecureCookies:  r.boolean("SECKILL_SECURE_COOKIES", false),
 	}
 	if r.err != nil {
 		return Config{}, r.err

@@ -66,17 +66,17 @@ func (s *Server) adminLogin(c *gin.Context) {
 		return
 	}
 	c.SetSameSite(http.SameSiteStrictMode)
-	c.SetCookie(AdminCookie, tok, int(adminSessionTTL.Seconds()), "/", "", c.Request.TLS != nil, true)
+	c.SetCookie(AdminCookie, tok, int(adminSessionTTL.Seconds()), "/", "", s.secure(c), true)
 	c.JSON(http.StatusOK, gin.H{"expires_at": exp.UTC()})
 }
 
 func (s *Server) adminSessionInfo(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"admin": true}) }
 
 // logout clears a session cookie; it is idempotent and needs no session.
-func logout(name string) gin.HandlerFunc {
+func (s *Server) logout(name string) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		c.SetSameSite(http.SameSiteLaxMode)
-		c.SetCookie(name, "", -1, "/", "", c.Request.TLS != nil, true)
+		c.SetCookie(name, "", -1, "/", "", s.secure(c), true)
 		c.Status(http.StatusNoContent)
 	}
 }

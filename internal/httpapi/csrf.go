@@ -13,8 +13,8 @@ var errCSRF = apiErr(http.StatusForbidden, "csrf_rejected", "this request must c
 // request forgery, on top of the cookies' SameSite. Browsers send Origin on
 // every non-GET fetch, so a state-changing request whose Origin names another
 // host is refused, and one that rides on a cookie must carry an Origin at
-// all. Requests with an Authorization header carry their credential
-// explicitly (programs, not browsers) and pass.
+// all. Requests with a bearer token carry their credential explicitly
+// (programs, not browsers) and pass.
 func sameOrigin(c *gin.Context) {
 	switch c.Request.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
@@ -27,7 +27,7 @@ func sameOrigin(c *gin.Context) {
 		}
 		return
 	}
-	if c.GetHeader("Authorization") == "" && hasSessionCookie(c) {
+	if bearer(c.GetHeader("Authorization")) == "" && hasSessionCookie(c) {
 		writeError(c, errCSRF)
 	}
 }

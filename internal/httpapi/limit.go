@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"net/netip"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
@@ -13,39 +14,59 @@ import (
 
 var errRateLimited = apiErr(http.StatusTooManyRequests, "rate_limited", "too many requests; slow down and retry after the time in Retry-After")
 
-// limit counts the request against the limits of action: per client IP, and
-// per shopper for purchases. It runs before the handler, so a refused
-// request costs one Redis round trip and nothing else. If Redis cannot be
-// asked, the request goes on: the limits protect the shop, they must not
-// take it down.
+// limit counts the request against the limits of action. It runs before
+// the handler, so a refused request costs a Redis round trip and nothing
+// else. The shopper's own limit is checked first and the client IP's only
+// charged when that passes: one account hammering must not use up the
+// allowance of everyone behind the same IP (an office, a carrier's NAT). If
+// Redis cannot be asked, the request goes on: the limits protect the shop,
+// they must not take it down.
 func (s *Server) limit(action string) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if s.Limiter == nil {
 			return
 		}
-		checks := s.checks(c, action)
-		ok, wait, err := s.Limiter.Allow(c.Request.Context(), checks...)
-		if err != nil {
-			slog.WarnContext(c.Request.Context(), "rate limit unavailable; request let through", "err", err)
-			return
-		}
-		if !ok {
-			c.Header("Retry-After", strconv.Itoa(int(math.Ceil(max(wait.Seconds(), 1)))))
-			if action == "purchase" {
-				s.Metrics.purchases.WithLabelValues("rate_limited").Inc()
+		for _, check := range s.checks(c, action) {
+			ok, wait, err := s.Limiter.Allow(c.Request.Context(), check)
+			if err != nil {
+				slog.WarnContext(c.Request.Context(), "rate limit unavailable; request let through", "err", err)
+				return
 			}
-			writeError(c, errRateLimited)
+			if !ok {
+				c.Header("Retry-After", strconv.Itoa(int(math.Ceil(max(wait.Seconds(), 1)))))
+				if action == "purchase" {
+					s.Metrics.purchases.WithLabelValues("rate_limited").Inc()
+				}
+				writeError(c, errRateLimited)
+				return
+			}
 		}
 	}
 }
 
+// checks lists the limits of an action, the shopper's first.
 func (s *Server) checks(c *gin.Context, action string) []ratelimit.Check {
-	ip := c.ClientIP()
-	if action == "login" {
+	ip := clientKey(c.ClientIP())
+	switch action {
+	case "login", "admin-login":
 		return []ratelimit.Check{{Key: s.Limiter.Key("ip", ip, action), Rate: s.Rates.Login}}
 	}
 	return []ratelimit.Check{
-		{Key: s.Limiter.Key("ip", ip, action), Rate: s.Rates.IP},
 		{Key: s.Limiter.Key("shopper", userOf(c), action), Rate: s.Rates.Shopper},
+		{Key: s.Limiter.Key("ip", ip, action), Rate: s.Rates.IP},
 	}
+}
+
+// clientKey is the unit an IP limit counts: the address for IPv4, the /64
+// for IPv6, since one IPv6 client commonly holds a whole /64.
+func clientKey(ip string) string {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil || addr.Is4() || addr.Is4In6() {
+		return ip
+	}
+	p, err := addr.Prefix(64)
+	if err != nil {
+		return ip
+	}
+	return p.String()
 }

@@ -30,7 +30,7 @@ func (s *Server) purchase(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	if ok, soldOut := s.Gate.Admit(req.ItemID); !ok {
+	if ok, soldOut := s.Gate.Admit(req.ItemID, req.UserID); !ok {
 		var err error = errBusy
 		if soldOut {
 			err = stock.ErrSoldOut

@@ -78,7 +78,13 @@ type Deps struct {
 	RequirePurchaseToken bool
 	PurchaseTokenTTL     time.Duration
 	Gate                 *admission.Gate // nil: every purchase reaches Redis
+	// SecureCookies marks session cookies Secure even when this server
+	// itself speaks plain HTTP: behind a proxy that ends TLS.
+	SecureCookies bool
 }
+
+// secure says whether cookies must be Secure for this request.
+func (s *Server) secure(c *gin.Context) bool { return s.SecureCookies || c.Request.TLS != nil }
 
 // Rates are the limits the server applies.
 type Rates struct {
@@ -128,15 +134,15 @@ func New(d Deps) *gin.Engine {
 
 	v1 := r.Group("/api/v1", sameOrigin)
 	v1.POST("/session", s.limit("login"), s.login)
-	v1.DELETE("/session", logout(SessionCookie))
+	v1.DELETE("/session", s.logout(SessionCookie))
 	v1.GET("/items", s.listItems)
 	v1.GET("/items/:id", s.getItem)
-	v1.POST("/admin/session", s.adminLogin)
-	v1.DELETE("/admin/session", logout(AdminCookie))
+	v1.POST("/admin/session", s.limit("admin-login"), s.adminLogin)
+	v1.DELETE("/admin/session", s.logout(AdminCookie))
 
 	shop := v1.Group("", s.shopper)
 	shop.GET("/session", s.whoami)
-	shop.GET("/items/:id/purchase-token", s.purchaseToken)
+	shop.GET("/items/:id/purchase-token", s.limit("token"), s.purchaseToken)
 	shop.POST("/items/:id/purchase", s.limit("purchase"), s.requirePurchaseToken, s.purchase)
 	shop.GET("/orders", s.listOrders)
 	shop.GET("/orders/:id", s.getOrder)

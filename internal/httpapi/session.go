@@ -30,7 +30,7 @@ func (s *Server) login(c *gin.Context) {
 		return
 	}
 	c.SetSameSite(http.SameSiteLaxMode)
-	c.SetCookie(SessionCookie, token, int(s.tokens.ttl.Seconds()), "/", "", c.Request.TLS != nil, true)
+	c.SetCookie(SessionCookie, token, int(s.tokens.ttl.Seconds()), "/", "", s.secure(c), true)
 	c.JSON(http.StatusOK, gin.H{"token": token, "user_id": *req.UserID, "expires_at": exp.UTC()})
 }
 

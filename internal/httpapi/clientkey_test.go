@@ -1,0 +1,18 @@
+package httpapi
+
+import "testing"
+
+func TestClientKey(t *testing.T) {
+	tests := map[string]string{
+		"192.0.2.7":                     "192.0.2.7",
+		"2001:db8:1:2:aaaa::1":          "2001:db8:1:2::/64",
+		"2001:db8:1:2:ffff:ffff:ffff:1": "2001:db8:1:2::/64", // same /64, same limit
+		"::ffff:192.0.2.7":              "::ffff:192.0.2.7",
+		"not an ip":                     "not an ip",
+	}
+	for in, want := range tests {
+		if got := clientKey(in); got != want {
+			t.Errorf("clientKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
