@@ -66,7 +66,9 @@ func startLogged(tb testing.TB, clk interface{ Now() time.Time }, log *slog.Logg
 		Workers: 2, BatchSize: 200, ClaimIdle: time.Second, ShutdownTimout: 5 * time.Second,
 		// Reconciliation stays out of the way of tests that drift Redis on
 		// purpose; they call the endpoint themselves.
-		PaymentTimeout: 15 * time.Minute, SweepEvery: 100 * time.Millisecond, ReconcileEvery: time.Hour}
+		// Tests move the clock past sales' ends; unpaid orders must not time
+		// out under them unless a test asks for a payment timeout.
+		PaymentTimeout: 100 * 365 * 24 * time.Hour, SweepEvery: 100 * time.Millisecond, ReconcileEvery: time.Hour}
 	for _, o := range opts {
 		o(&cfg)
 	}

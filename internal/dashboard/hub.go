@@ -45,9 +45,10 @@ type Hub struct {
 	interval time.Duration
 	log      *slog.Logger
 
-	mu   sync.Mutex
-	subs map[chan []byte]struct{}
-	last []byte
+	mu     sync.Mutex
+	subs   map[chan []byte]struct{}
+	last   []byte
+	sentAt time.Time // of the last broadcast
 }
 
 // New returns a hub that computes a snapshot every interval.
@@ -112,9 +113,16 @@ func (h *Hub) tick(ctx context.Context) {
 	h.broadcast(b)
 }
 
+// broadcast sends b to every subscriber, never sooner than interval after
+// the previous broadcast: a slow snapshot followed by a fast one must not
+// put two updates closer than the promised one a second.
 func (h *Hub) broadcast(b []byte) {
+	if wait := h.interval - time.Since(h.sentAt); wait > 0 {
+		time.Sleep(wait)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.sentAt = time.Now()
 	h.last = b
 	for ch := range h.subs {
 		select { // drop the unread older snapshot, keep the newest
