@@ -47,10 +47,7 @@ func run(ctx context.Context, args []string) error {
 		if cmd == "seed" {
 			return app.Seed(ctx, dsn.MySQLDSN, time.Now())
 		}
-		if _, err := database.Open(ctx, dsn.MySQLDSN); err != nil {
-			return err
-		}
-		return database.Migrate(dsn.MySQLDSN)
+		return database.Migrate(ctx, dsn.MySQLDSN)
 	case "serve":
 		cfg, err := config.Load(os.Getenv)
 		if err != nil {

@@ -96,14 +96,14 @@ func cmpLogger(l *slog.Logger) *slog.Logger {
 }
 
 func (a *App) connect(ctx context.Context) error {
-	db, err := database.Open(ctx, a.cfg.MySQLDSN) // creates the database if missing
+	if err := database.Migrate(ctx, a.cfg.MySQLDSN); err != nil { // creates the database if missing
+		return err
+	}
+	db, err := database.Open(ctx, a.cfg.MySQLDSN)
 	if err != nil {
 		return err
 	}
 	a.db = db
-	if err := database.Migrate(a.cfg.MySQLDSN); err != nil {
-		return err
-	}
 	a.rdb = redis.NewClient(&redis.Options{Addr: a.cfg.RedisAddr, PoolSize: 64})
 	if err := a.rdb.Ping(ctx).Err(); err != nil {
 		return fmt.Errorf("connect redis %s: %w", a.cfg.RedisAddr, err)

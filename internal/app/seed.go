@@ -12,15 +12,15 @@ import (
 // Seed creates two demo sales unless sales with their names exist: one live
 // now for a day, one opening two minutes from now (to watch the countdown).
 func Seed(ctx context.Context, dsn string, now time.Time) error {
+	if err := database.Migrate(ctx, dsn); err != nil {
+		return err
+	}
 	db, err := database.Open(ctx, dsn)
 	if err != nil {
 		return err
 	}
 	if sqlDB, err := db.DB(); err == nil {
 		defer sqlDB.Close()
-	}
-	if err := database.Migrate(dsn); err != nil {
-		return err
 	}
 	items := catalog.NewStore(db)
 	existing, err := items.List(ctx)

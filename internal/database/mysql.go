@@ -20,7 +20,7 @@ import (
 	"github.com/seckill/seckill/migrations"
 )
 
-// Open connects to the database in dsn, creating it first if it is missing.
+// Open connects to the database in dsn; Migrate creates it if missing.
 func Open(ctx context.Context, dsn string) (*gorm.DB, error) {
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
@@ -28,9 +28,6 @@ func Open(ctx context.Context, dsn string) (*gorm.DB, error) {
 	}
 	cfg.ParseTime = true
 	cfg.Loc = time.UTC
-	if err := ensureDatabase(ctx, *cfg); err != nil {
-		return nil, err
-	}
 	db, err := gorm.Open(gormmysql.Open(cfg.FormatDSN()), &gorm.Config{
 		TranslateError:         true, // duplicate keys become gorm.ErrDuplicatedKey
 		SkipDefaultTransaction: true, // we open transactions where we mean them
@@ -71,12 +68,16 @@ func ensureDatabase(ctx context.Context, cfg mysql.Config) error {
 	return nil
 }
 
-// Migrate applies every pending migration to the database in dsn. Servers
-// starting together are safe: golang-migrate holds a MySQL advisory lock.
-func Migrate(dsn string) error {
+// Migrate creates the database in dsn if missing and applies every pending
+// migration. Servers starting together are safe: golang-migrate holds a
+// MySQL advisory lock.
+func Migrate(ctx context.Context, dsn string) error {
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
 		return fmt.Errorf("parse mysql dsn: %w", err)
+	}
+	if err := ensureDatabase(ctx, *cfg); err != nil {
+		return err
 	}
 	cfg.MultiStatements = true // migration files may hold several statements
 	db, err := sql.Open("mysql", cfg.FormatDSN())

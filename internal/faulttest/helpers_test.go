@@ -2,6 +2,7 @@ package faulttest_test
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 	"time"
 
@@ -63,4 +64,20 @@ func streamLen(t testing.TB, rdb *redis.Client, stream string) int64 {
 		t.Fatalf("XLEN %s: %v", stream, err)
 	}
 	return n
+}
+
+// oneServerStorm starts one server on a fresh setup, a sale of 1,500 units
+// (2 per shopper), and a storm of 3,000 requests by 1,200 shoppers at
+// 1,000 req/s against it: the scene of the kill -9 and SIGTERM tests.
+func oneServerStorm(t *testing.T, seed uint64) (*faulttest.Setup, *faulttest.Server, *sql.DB, *redis.Client,
+	int64, string, faulttest.StormConfig, *faulttest.Storm) {
+	t.Helper()
+	s := faulttest.NewSetup(t, env)
+	srv := faulttest.StartServer(t, s, "server", env.RedisAddr)
+	db, rdb := s.OpenDB(t), redisClient(t, env.RedisAddr)
+	id := srv.API.CreateSale(t, 1500, 2)
+	cfg := faulttest.StormConfig{ItemID: id, Shoppers: 1200, Requests: 3000, Workers: 32, Rate: 1000,
+		MaxQty: 2, Secret: s.JWTSecret, Seed: seed}
+	return s, srv, db, rdb, id, faulttest.StreamKey(s.Prefix, id), cfg,
+		faulttest.StartStorm(t, cfg, faulttest.NewTargets(srv.URL))
 }

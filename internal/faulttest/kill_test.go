@@ -12,14 +12,7 @@ import (
 // workers' unacknowledged entries are reclaimed by the new process after
 // SECKILL_CLAIM_IDLE, and every acknowledged order is in MySQL exactly once.
 func TestKill9MidStorm(t *testing.T) {
-	s := faulttest.NewSetup(t, env)
-	srv := faulttest.StartServer(t, s, "server", env.RedisAddr)
-	db, rdb := s.OpenDB(t), redisClient(t, env.RedisAddr)
-	id := srv.API.CreateSale(t, 1500, 2)
-	stream := faulttest.StreamKey(s.Prefix, id)
-	cfg := faulttest.StormConfig{ItemID: id, Shoppers: 1200, Requests: 3000, Workers: 32, Rate: 1000,
-		MaxQty: 2, Secret: s.JWTSecret, Seed: 1}
-	storm := faulttest.StartStorm(t, cfg, faulttest.NewTargets(srv.URL))
+	_, srv, db, rdb, id, stream, cfg, storm := oneServerStorm(t, 1)
 
 	storm.WaitDone(cfg.Requests / 3)
 	dead := srv.Pid()

@@ -13,14 +13,7 @@ import (
 // queued, and no acknowledged order is lost.
 func TestSIGTERMMidStorm(t *testing.T) {
 	const margin = 3 * time.Second
-	s := faulttest.NewSetup(t, env)
-	srv := faulttest.StartServer(t, s, "server", env.RedisAddr)
-	db, rdb := s.OpenDB(t), redisClient(t, env.RedisAddr)
-	id := srv.API.CreateSale(t, 1500, 2)
-	stream := faulttest.StreamKey(s.Prefix, id)
-	cfg := faulttest.StormConfig{ItemID: id, Shoppers: 1200, Requests: 3000, Workers: 32, Rate: 1000,
-		MaxQty: 2, Secret: s.JWTSecret, Seed: 3}
-	storm := faulttest.StartStorm(t, cfg, faulttest.NewTargets(srv.URL))
+	s, srv, db, rdb, id, stream, cfg, storm := oneServerStorm(t, 3)
 
 	storm.WaitDone(cfg.Requests / 3)
 	pid, sentAfter, sent := srv.Pid(), storm.Done(), time.Now()

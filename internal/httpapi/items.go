@@ -61,17 +61,25 @@ func (s *Server) listItems(c *gin.Context) {
 }
 
 func (s *Server) getItem(c *gin.Context) {
+	if it, ok := s.itemFromPath(c); ok {
+		s.writeItem(c, http.StatusOK, it)
+	}
+}
+
+// itemFromPath loads the sale named by :id; when it cannot, it has
+// answered already and reports false.
+func (s *Server) itemFromPath(c *gin.Context) (catalog.Item, bool) {
 	id, err := pathID(c, errItemNotFound)
 	if err != nil {
 		writeError(c, err)
-		return
+		return catalog.Item{}, false
 	}
 	it, err := s.Catalog.Get(c.Request.Context(), id)
 	if err != nil {
 		writeError(c, err)
-		return
+		return catalog.Item{}, false
 	}
-	s.writeItem(c, http.StatusOK, it)
+	return it, true
 }
 
 func (s *Server) writeItem(c *gin.Context, status int, it catalog.Item) {

@@ -64,14 +64,8 @@ func (p purchaseTokens) valid(token, user string, item int64, now time.Time) boo
 
 // purchaseToken issues a token from the opening second until the end.
 func (s *Server) purchaseToken(c *gin.Context) {
-	id, err := pathID(c, errItemNotFound)
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	it, err := s.Catalog.Get(c.Request.Context(), id)
-	if err != nil {
-		writeError(c, err)
+	it, ok := s.itemFromPath(c)
+	if !ok {
 		return
 	}
 	now := s.Now()
@@ -83,7 +77,7 @@ func (s *Server) purchaseToken(c *gin.Context) {
 		writeError(c, stock.ErrEnded)
 		return
 	}
-	tok, exp := s.purchaseTok.issue(userOf(c), id, now)
+	tok, exp := s.purchaseTok.issue(userOf(c), it.ID, now)
 	c.JSON(http.StatusOK, gin.H{"token": tok, "expires_at": exp.UTC()})
 }
 

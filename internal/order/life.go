@@ -15,12 +15,7 @@ import (
 // returns ErrNotFound for an order that is not userID's and ErrCancelled if a
 // cancel or the payment timeout won the race.
 func (s *Store) Pay(ctx context.Context, id, userID string) (Order, error) {
-	var o Order
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		cur, err := lockOrder(tx, id, userID)
-		if err != nil {
-			return err
-		}
+	return s.transition(ctx, "pay", id, userID, func(tx *gorm.DB, cur *row) error {
 		switch cur.Status {
 		case StatusCancelled:
 			return ErrCancelled
@@ -30,13 +25,8 @@ func (s *Store) Pay(ctx context.Context, id, userID string) (Order, error) {
 			}
 			cur.Status = StatusPaid
 		}
-		o = cur.order()
 		return nil
 	})
-	if err != nil {
-		return Order{}, fmt.Errorf("pay order %s: %w", id, err)
-	}
-	return o, nil
 }
 
 // Cancel cancels an unpaid order and puts its stock back on sale in MySQL, in
@@ -44,25 +34,34 @@ func (s *Store) Pay(ctx context.Context, id, userID string) (Order, error) {
 // userID "" cancels any shopper's order (the payment timeout). Cancelling a
 // cancelled order returns it unchanged. It returns ErrNotFound and ErrPaid.
 func (s *Store) Cancel(ctx context.Context, id, userID, reason string) (Order, error) {
+	return s.transition(ctx, "cancel", id, userID, func(tx *gorm.DB, cur *row) error {
+		switch cur.Status {
+		case StatusPaid:
+			return ErrPaid
+		case StatusConfirmed:
+			return cancelTx(tx, cur, reason)
+		}
+		return nil
+	})
+}
+
+// transition runs step on the order under its row lock, in one
+// transaction, so concurrent pays, cancels and timeouts have one winner.
+func (s *Store) transition(ctx context.Context, op, id, userID string, step func(*gorm.DB, *row) error) (Order, error) {
 	var o Order
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		cur, err := lockOrder(tx, id, userID)
 		if err != nil {
 			return err
 		}
-		switch cur.Status {
-		case StatusPaid:
-			return ErrPaid
-		case StatusConfirmed:
-			if err := cancelTx(tx, &cur, reason); err != nil {
-				return err
-			}
+		if err := step(tx, &cur); err != nil {
+			return err
 		}
 		o = cur.order()
 		return nil
 	})
 	if err != nil {
-		return Order{}, fmt.Errorf("cancel order %s: %w", id, err)
+		return Order{}, fmt.Errorf("%s order %s: %w", op, id, err)
 	}
 	return o, nil
 }

@@ -53,6 +53,9 @@ func MySQL(tb testing.TB) DB {
 	cfg.Loc = time.UTC
 	dsn := cfg.FormatDSN()
 	ctx := context.Background()
+	if err := database.Migrate(ctx, dsn); err != nil { // creates the database
+		tb.Fatalf("testenv: mysql at %s does not answer or cannot be migrated: %v (%s)", cfg.Addr, err, howTo)
+	}
 	db, err := database.Open(ctx, dsn)
 	if err != nil {
 		tb.Fatalf("testenv: mysql at %s does not answer: %v (%s)", cfg.Addr, err, howTo)
@@ -63,9 +66,6 @@ func MySQL(tb testing.TB) DB {
 			sqlDB.Close()
 		}
 	})
-	if err := database.Migrate(dsn); err != nil {
-		tb.Fatalf("testenv: migrate: %v", err)
-	}
 	return DB{Gorm: db, DSN: dsn}
 }
 

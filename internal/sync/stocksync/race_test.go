@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
@@ -16,6 +18,7 @@ import (
 
 type rig struct {
 	s      *Syncer
+	rdb    *redis.Client
 	st     *stock.Store
 	orders *order.Store
 	item   catalog.Item
@@ -23,7 +26,7 @@ type rig struct {
 	t0     time.Time
 }
 
-func newRig(t *testing.T, total int) rig {
+func newRig(t *testing.T, total, limit int) rig {
 	t.Helper()
 	ctx := context.Background()
 	db := testenv.MySQL(t)
@@ -32,7 +35,7 @@ func newRig(t *testing.T, total int) rig {
 	st := stock.NewStore(rdb, keys)
 	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	s := New(db.Gorm, st, func() time.Time { return t0 }, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	it, err := catalog.NewStore(db.Gorm).Create(ctx, catalog.Item{Name: "r", StockTotal: total, PerUserLimit: 1,
+	it, err := catalog.NewStore(db.Gorm).Create(ctx, catalog.Item{Name: "r", StockTotal: total, PerUserLimit: limit,
 		StartsAt: t0, EndsAt: t0.Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +43,7 @@ func newRig(t *testing.T, total int) rig {
 	if err := s.Warm(ctx, it.ID); err != nil {
 		t.Fatal(err)
 	}
-	return rig{s: s, st: st, orders: order.NewStore(db.Gorm), item: it, keys: keys, t0: t0}
+	return rig{s: s, rdb: rdb, st: st, orders: order.NewStore(db.Gorm), item: it, keys: keys, t0: t0}
 }
 
 // buyAndPersist reserves one unit for user and writes it to MySQL at once.
@@ -72,7 +75,7 @@ func (r rig) consistent(t *testing.T) {
 // TestUpdateDuringCorrectionWaits: an admin's stock change arriving while a
 // drift correction measures waits for it, instead of being taken for drift.
 func TestUpdateDuringCorrectionWaits(t *testing.T) {
-	r := newRig(t, 10)
+	r := newRig(t, 10, 1)
 	ctx := context.Background()
 	done := make(chan error, 1)
 	r.s.betweenReads = func() {
@@ -98,7 +101,7 @@ func TestUpdateDuringCorrectionWaits(t *testing.T) {
 // the Redis snapshot, so it must not count as owed; a correction then must
 // change nothing, and the release settles it.
 func TestCancelBetweenStatsReads(t *testing.T) {
-	r := newRig(t, 10)
+	r := newRig(t, 10, 1)
 	ctx := context.Background()
 	var cancelled order.Order
 	r.s.betweenReads = func() {

@@ -56,33 +56,41 @@ func (s *Syncer) Reconcile(ctx context.Context) (Report, error) {
 	return rep, nil
 }
 
+// action is one thing reconciliation did or flagged; kind goes to
+// reconcile_log's action column, text to the report and detail column.
+type action struct{ kind, text string }
+
 func (s *Syncer) reconcileItem(ctx context.Context, id int64) (ItemReport, error) {
 	st, err := s.Stats(ctx, id)
 	if err != nil {
 		return ItemReport{}, err
 	}
 	ir := ItemReport{Stats: st, Actions: []string{}}
+	var done []action
 	switch {
 	case st.StockRedis == nil:
 		if err := s.Warm(ctx, id); err != nil {
 			return ir, err
 		}
 		ir.Consistent = false // Redis had lost the sale
-		ir.Actions = append(ir.Actions, "warmed from MySQL: Redis held no state for the sale")
+		done = append(done, action{"warm", "warmed from MySQL: Redis held no state for the sale"})
 	case st.RedisDrift != 0:
 		delta, err := s.lockedCorrect(ctx, id)
 		if err != nil {
 			return ir, err
 		}
 		if delta != 0 {
-			ir.Actions = append(ir.Actions, fmt.Sprintf("corrected Redis stock by %+d to match MySQL", delta))
+			done = append(done, action{"correct_stock", fmt.Sprintf("corrected Redis stock by %+d to match MySQL", delta)})
 		}
 	}
-	ir.Repaired = len(ir.Actions) > 0 // a note for a person repairs nothing
+	ir.Repaired = len(done) > 0 // a note for a person repairs nothing
 	if st.StockMySQL != st.StockTotal-st.activeQuantity() {
-		ir.Actions = append(ir.Actions, "MySQL stock disagrees with its own orders: left for a person to check")
+		done = append(done, action{"needs_attention", "MySQL stock disagrees with its own orders: left for a person to check"})
 	}
-	return ir, s.record(ctx, id, ir.Actions)
+	for _, a := range done {
+		ir.Actions = append(ir.Actions, a.text)
+	}
+	return ir, s.record(ctx, id, done)
 }
 
 func (s *Syncer) lockedCorrect(ctx context.Context, id int64) (int64, error) {
@@ -95,40 +103,14 @@ func (s *Syncer) lockedCorrect(ctx context.Context, id int64) (int64, error) {
 }
 
 // record writes the actions to reconcile_log and the log.
-func (s *Syncer) record(ctx context.Context, itemID int64, actions []string) error {
+func (s *Syncer) record(ctx context.Context, itemID int64, actions []action) error {
 	for _, a := range actions {
-		s.log.Warn("reconcile", "item_id", itemID, "action", a)
+		s.log.Warn("reconcile", "item_id", itemID, "action", a.kind, "detail", a.text)
 		err := s.db.WithContext(ctx).Exec("INSERT INTO reconcile_log (item_id, action, detail) VALUES (?, ?, ?)",
-			itemID, actionKind(a), a).Error
+			itemID, a.kind, a.text).Error
 		if err != nil {
 			return fmt.Errorf("record reconcile action: %w", err)
 		}
 	}
 	return nil
-}
-
-func actionKind(a string) string {
-	switch a[0] {
-	case 'w':
-		return "warm"
-	case 'c':
-		return "correct_stock"
-	}
-	return "needs_attention"
-}
-
-// ReconcileLog returns the latest recorded actions, newest first.
-func (s *Syncer) ReconcileLog(ctx context.Context, limit int) ([]LogEntry, error) {
-	var out []LogEntry
-	err := s.db.WithContext(ctx).Raw("SELECT item_id, action, detail, created_at FROM reconcile_log ORDER BY id DESC LIMIT ?", limit).
-		Scan(&out).Error
-	return out, err
-}
-
-// LogEntry is one recorded reconciliation action.
-type LogEntry struct {
-	ItemID    int64     `json:"item_id"`
-	Action    string    `json:"action"`
-	Detail    string    `json:"detail"`
-	CreatedAt time.Time `json:"created_at"`
 }

@@ -65,10 +65,7 @@ func (s *Syncer) Stats(ctx context.Context, itemID int64) (Stats, error) {
 		if unpersisted, err = notPersisted(ctx, orders, snap.Pending); err != nil {
 			return err
 		}
-		if after, err = quantityAfter(ctx, orders, itemID, snap.LastID); err != nil {
-			return err
-		}
-		owed, err = owedUpTo(ctx, orders, itemID, snap.LastID)
+		after, owed, err = aroundLastID(ctx, orders, itemID, snap.LastID)
 		return err
 	})
 	if err != nil {
@@ -77,28 +74,25 @@ func (s *Syncer) Stats(ctx context.Context, itemID int64) (Stats, error) {
 	return assemble(it, counts, snap.Warm, snap.Stock, unpersisted, after, owed), nil
 }
 
-func owedUpTo(ctx context.Context, orders *order.Store, itemID int64, lastID string) (int, error) {
+// aroundLastID returns the two quantities the formula needs relative to the
+// stream's last id at the Redis snapshot: active orders persisted from later
+// entries, and cancellations of earlier ones still owed to Redis. A stream
+// that never had an entry (new, or recreated after Redis lost it) has last
+// id 0-0: every persisted order and cancel predates it and is already in the
+// warmed count, so both are zero.
+func aroundLastID(ctx context.Context, orders *order.Store, itemID int64, lastID string) (after, owed int, err error) {
 	if lastID == "" || lastID == "0-0" {
-		return 0, nil // a new stream: every earlier cancel is already in the warmed count
+		return 0, 0, nil
 	}
 	ms, seq, err := keyspace.StreamPos(lastID)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return orders.OwedQuantityUpTo(ctx, itemID, ms, seq)
-}
-
-func quantityAfter(ctx context.Context, orders *order.Store, itemID int64, lastID string) (int, error) {
-	// A stream that never had an entry (new, or recreated after Redis lost
-	// it) has last id 0-0: every persisted order predates it.
-	if lastID == "" || lastID == "0-0" {
-		return 0, nil
+	if after, err = orders.ActiveQuantityAfter(ctx, itemID, ms, seq); err != nil {
+		return 0, 0, err
 	}
-	ms, seq, err := keyspace.StreamPos(lastID)
-	if err != nil {
-		return 0, err
-	}
-	return orders.ActiveQuantityAfter(ctx, itemID, ms, seq)
+	owed, err = orders.OwedQuantityUpTo(ctx, itemID, ms, seq)
+	return after, owed, err
 }
 
 func assemble(it catalog.Item, c order.Counts, warm bool, redisStock int64, unpersisted []keyspace.Entry, after, owed int) Stats {
