@@ -97,3 +97,19 @@ func (s *Server) requirePurchaseToken(c *gin.Context) {
 		writeError(c, errBadPurchaseToken)
 	}
 }
+
+// PurchaseTokenMinter issues the tokens this server accepts, for load tools
+// that know the JWT secret and must not fetch a token per simulated shopper.
+type PurchaseTokenMinter struct{ p purchaseTokens }
+
+// NewPurchaseTokenMinter mints tokens for a server whose JWT secret is
+// jwtSecret; each lives for ttl.
+func NewPurchaseTokenMinter(jwtSecret string, ttl time.Duration) PurchaseTokenMinter {
+	return PurchaseTokenMinter{newPurchaseTokens(jwtSecret, ttl)}
+}
+
+// Issue returns user's token for item, valid from now.
+func (m PurchaseTokenMinter) Issue(user string, item int64, now time.Time) string {
+	tok, _ := m.p.issue(user, item, now)
+	return tok
+}
