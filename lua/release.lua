@@ -8,24 +8,27 @@
 --
 -- KEYS[1] stock   integer, available stock
 -- KEYS[2] buyers  hash: user id -> "orderID:quantity:createdMs"
+-- KEYS[3] returns integer, counts the times stock came back (see reserve.lua)
 -- ARGV[1] user id
 -- ARGV[2] order id
 -- ARGV[3] restock: "1" to give the stock back, "0" to only forget the buyer
 --
--- Returns {released, stock}: released is 1 if the buyer was forgotten, 0 if
--- there was nothing to release; stock is the stock left afterwards (-1 if
--- unknown or not restocked).
+-- Returns {released, stock, returns}: released is 1 if the buyer was
+-- forgotten, 0 if there was nothing to release; stock is the stock left
+-- afterwards (-1 if unknown or not restocked); returns is the new count of
+-- returns when stock came back, else 0.
 local value = redis.call('HGET', KEYS[2], ARGV[1])
 if not value then
-  return {0, -1}
+  return {0, -1, 0}
 end
 local id, qty = string.match(value, '^([^:]+):(%d+):')
 if id ~= ARGV[2] then
-  return {0, -1}
+  return {0, -1, 0}
 end
 redis.call('HDEL', KEYS[2], ARGV[1])
 if ARGV[3] ~= '1' or redis.call('EXISTS', KEYS[1]) == 0 then
   -- Not restocking, or not warm (the next warm computes stock from MySQL).
-  return {1, -1}
+  return {1, -1, 0}
 end
-return {1, redis.call('INCRBY', KEYS[1], tonumber(qty))}
+local left = redis.call('INCRBY', KEYS[1], tonumber(qty))
+return {1, left, redis.call('INCR', KEYS[3])}

@@ -28,6 +28,7 @@ import (
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/ratelimit"
+	"github.com/seckill/seckill/internal/soldout"
 	"github.com/seckill/seckill/internal/stock"
 	"github.com/seckill/seckill/internal/sync/lock"
 	"github.com/seckill/seckill/internal/sync/stocksync"
@@ -52,6 +53,8 @@ type App struct {
 	syncer   *stocksync.Syncer
 	metrics  *httpapi.Metrics
 	hub      *dashboard.Hub
+	soldOut  *soldout.Marks
+	limiter  *ratelimit.Limiter
 	server   *http.Server
 	listener net.Listener
 }
@@ -80,6 +83,11 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 		a.log.Warn("some sales could not be warmed; they warm on first purchase", "err", err)
 	}
 	a.metrics = httpapi.NewMetrics(a.streamLag)
+	a.stock.OnBatch(a.metrics.Batch("reserve"))
+	a.limiter = ratelimit.New(a.rdb, a.cfg.RedisPrefix, now)
+	a.limiter.OnBatch(a.metrics.Batch("ratelimit"))
+	a.soldOut = soldout.New(cfg.SoldOutTTL, now)
+	a.stock.OnReturn(a.soldOut.Returned)
 	a.hub = dashboard.New(dashboardSource{catalog.NewStore(a.db), a.syncer}, now, time.Second, a.log)
 	if err := a.listen(now); err != nil {
 		a.Close()
@@ -116,10 +124,11 @@ func (a *App) listen(now func() time.Time) error {
 	stopping := make(chan struct{})
 	engine := httpapi.New(httpapi.Deps{
 		Events: a.hub, Stopping: stopping, TrustedProxies: a.cfg.TrustedProxies, Logger: a.log,
-		Limiter:              ratelimit.New(a.rdb, a.cfg.RedisPrefix, now),
+		Limiter:              a.limiter,
 		Rates:                httpapi.Rates{Shopper: a.cfg.RateShopper, IP: a.cfg.RateIP, Login: a.cfg.RateLogin},
 		RequirePurchaseToken: a.cfg.PurchaseTokens, PurchaseTokenTTL: a.cfg.PurchaseTTL,
 		Gate: admission.New(a.cfg.AdmitMultiple, time.Second, now), SecureCookies: a.cfg.SecureCookies,
+		SoldOut: a.soldOut,
 		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Syncer: a.syncer,
 		Tokens:     httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
 		AdminToken: a.cfg.AdminToken, DemoLogin: a.cfg.DemoLogin, Now: now,
@@ -164,6 +173,9 @@ func (a *App) Run(ctx context.Context) error {
 		return err
 	})
 	g.Go(func() error { return a.hub.Run(workers) })
+	g.Go(func() error { return a.stock.Run(workers) })
+	g.Go(func() error { return a.limiter.Run(workers) })
+	g.Go(func() error { return a.soldOut.Listen(workers, a.rdb, a.keys.ReturnsChannel(), a.log) })
 	jobs := a.syncer.NewJobs(lock.New(a.rdb, a.cfg.RedisPrefix), stocksync.JobsConfig{
 		PaymentTimeout: a.cfg.PaymentTimeout, SweepEvery: a.cfg.SweepEvery, ReconcileEvery: a.cfg.ReconcileEvery,
 	})

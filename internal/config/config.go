@@ -38,6 +38,7 @@ type Config struct {
 	PurchaseTTL    time.Duration  // SECKILL_PURCHASE_TOKEN_TTL
 	AdmitMultiple  int            // SECKILL_ADMISSION_MULTIPLE: purchases per second per sale reaching Redis, as a multiple of stock left; 0 = off
 	SecureCookies  bool           // SECKILL_SECURE_COOKIES: mark cookies Secure (behind a proxy that ends TLS)
+	SoldOutTTL     time.Duration  // SECKILL_SOLDOUT_TTL: how long a local sold-out mark answers without Redis; 0 = off
 }
 
 // ErrInvalid is returned (wrapped) for a setting that is missing or malformed.
@@ -77,6 +78,7 @@ func Load(getenv func(string) string) (Config, error) {
 		PurchaseTTL:    r.duration("SECKILL_PURCHASE_TOKEN_TTL", 2*time.Minute),
 		AdmitMultiple:  r.integer("SECKILL_ADMISSION_MULTIPLE", 10),
 		SecureCookies:  r.boolean("SECKILL_SECURE_COOKIES", false),
+		SoldOutTTL:     r.duration("SECKILL_SOLDOUT_TTL", time.Second),
 	}
 	if r.err != nil {
 		return Config{}, r.err
@@ -96,6 +98,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: SECKILL_WORKERS and SECKILL_BATCH_SIZE must be at least 1", ErrInvalid)
 	case badProxy(c.TrustedProxies) != "":
 		return fmt.Errorf("%w: SECKILL_TRUSTED_PROXIES: %q is neither an IP nor a CIDR", ErrInvalid, badProxy(c.TrustedProxies))
+	case c.SoldOutTTL < 0:
+		return fmt.Errorf("%w: SECKILL_SOLDOUT_TTL must not be negative", ErrInvalid)
 	case c.PaymentTimeout <= 0 || c.SweepEvery <= 0 || c.ReconcileEvery <= 0:
 		return fmt.Errorf("%w: SECKILL_PAYMENT_TIMEOUT, SECKILL_SWEEP_INTERVAL and SECKILL_RECONCILE_INTERVAL must be positive", ErrInvalid)
 	}

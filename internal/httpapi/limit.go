@@ -27,13 +27,13 @@ func (s *Server) limit(action string) gin.HandlerFunc {
 			return
 		}
 		for _, check := range s.checks(c, action) {
-			ok, wait, err := s.Limiter.Allow(c.Request.Context(), check)
-			if err != nil {
-				slog.WarnContext(c.Request.Context(), "rate limit unavailable; request let through", "err", err)
+			v := s.Limiter.AllowOne(c.Request.Context(), check)
+			if v.Err != nil {
+				slog.WarnContext(c.Request.Context(), "rate limit unavailable; request let through", "err", v.Err)
 				return
 			}
-			if !ok {
-				c.Header("Retry-After", strconv.Itoa(int(math.Ceil(max(wait.Seconds(), 1)))))
+			if !v.OK {
+				c.Header("Retry-After", strconv.Itoa(int(math.Ceil(max(v.Wait.Seconds(), 1)))))
 				if action == "purchase" {
 					s.Metrics.purchases.WithLabelValues("rate_limited").Inc()
 				}

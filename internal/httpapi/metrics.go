@@ -20,6 +20,7 @@ type Metrics struct {
 	requests   *prometheus.HistogramVec
 	persisted  prometheus.Counter
 	rejected   prometheus.Counter
+	batches    *prometheus.HistogramVec
 }
 
 // NewMetrics registers the metrics; streamLag is read at scrape time.
@@ -43,11 +44,15 @@ func NewMetrics(streamLag func() float64) *Metrics {
 		rejected: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "seckill_orders_rejected_total", Help: "Stream entries MySQL refused (Redis had drifted); their stock was returned.",
 		}),
+		batches: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "seckill_redis_batch_size", Help: "Requests answered by one coalesced Redis round trip, by operation.",
+			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128},
+		}, []string{"op"}),
 	}
 	lag := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "seckill_stream_pending_orders", Help: "Orders reserved in Redis and not yet persisted to MySQL.",
 	}, streamLag)
-	m.reg.MustRegister(m.purchases, m.purchaseLt, m.requests, m.persisted, m.rejected, lag,
+	m.reg.MustRegister(m.purchases, m.purchaseLt, m.requests, m.persisted, m.rejected, m.batches, lag,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -60,6 +65,12 @@ func (m *Metrics) Persisted(n int) { m.persisted.Add(float64(n)) }
 
 // Rejected counts stream entries MySQL refused (order.Observer).
 func (m *Metrics) Rejected(n int) { m.rejected.Add(float64(n)) }
+
+// Batch returns an observer of the batch sizes of op (e.g. "reserve").
+func (m *Metrics) Batch(op string) func(n int) {
+	h := m.batches.WithLabelValues(op)
+	return func(n int) { h.Observe(float64(n)) }
+}
 
 func (m *Metrics) purchase(outcome string, start time.Time) {
 	m.purchases.WithLabelValues(outcome).Inc()

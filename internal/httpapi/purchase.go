@@ -88,15 +88,35 @@ func (s *Server) purchaseRequest(c *gin.Context) (stock.Request, error) {
 var errBusy = apiErr(http.StatusServiceUnavailable, "unavailable",
 	"many shoppers are trying for what is left; try again in a moment")
 
-// observe tells the admission gate how much stock the script reported left.
+// observe tells the admission gate and the sold-out marks how much stock
+// the script reported left.
 func (s *Server) observe(itemID int64, res stock.Reservation, err error) {
 	var so *stock.SoldOutError
 	switch {
 	case err == nil && !res.Replayed:
 		s.Gate.Observe(itemID, res.StockLeft)
+		s.SoldOut.Saw(itemID, res.StockLeft, res.Returns)
 	case errors.As(err, &so):
 		s.Gate.Observe(itemID, so.Left)
+		s.SoldOut.Saw(itemID, so.Left, so.Returns)
 	}
+}
+
+// soldOutMark answers a purchase of a sale this server has seen sell out
+// without asking Redis, before the rate limits and the purchase token are
+// even checked: the answer costs nothing and tells nothing. A request with
+// an Idempotency-Key goes on, since it may be the retry of the purchase
+// that took the last unit and must get that order back.
+func (s *Server) soldOutMark(c *gin.Context) {
+	if s.SoldOut == nil || c.GetHeader("Idempotency-Key") != "" {
+		return
+	}
+	id, err := pathID(c, errItemNotFound)
+	if err != nil || !s.SoldOut.SoldOut(id) {
+		return
+	}
+	s.Metrics.purchases.WithLabelValues("marked_sold_out").Inc()
+	writeError(c, stock.ErrSoldOut)
 }
 
 var errInvalidQuantity = &Error{Status: http.StatusBadRequest, Code: "invalid_quantity",

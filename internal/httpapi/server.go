@@ -16,6 +16,7 @@ import (
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/ratelimit"
+	"github.com/seckill/seckill/internal/soldout"
 	"github.com/seckill/seckill/internal/stock"
 	"github.com/seckill/seckill/internal/sync/stocksync"
 )
@@ -78,6 +79,7 @@ type Deps struct {
 	RequirePurchaseToken bool
 	PurchaseTokenTTL     time.Duration
 	Gate                 *admission.Gate // nil: every purchase reaches Redis
+	SoldOut              *soldout.Marks  // nil: no local sold-out marks
 	// SecureCookies marks session cookies Secure even when this server
 	// itself speaks plain HTTP: behind a proxy that ends TLS.
 	SecureCookies bool
@@ -143,7 +145,7 @@ func New(d Deps) *gin.Engine {
 	shop := v1.Group("", s.shopper)
 	shop.GET("/session", s.whoami)
 	shop.GET("/items/:id/purchase-token", s.limit("token"), s.purchaseToken)
-	shop.POST("/items/:id/purchase", s.limit("purchase"), s.requirePurchaseToken, s.purchase)
+	shop.POST("/items/:id/purchase", s.soldOutMark, s.limit("purchase"), s.requirePurchaseToken, s.purchase)
 	shop.GET("/orders", s.listOrders)
 	shop.GET("/orders/:id", s.getOrder)
 	shop.POST("/orders/:id/pay", s.payOrder)

@@ -6,7 +6,10 @@
 // script touches hash to the same Redis Cluster slot.
 package keyspace
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Space builds keys under one prefix; tests give each test its own prefix.
 type Space struct{ prefix string }
@@ -16,6 +19,24 @@ func New(prefix string) Space { return Space{prefix: prefix} }
 
 // Prefix is the prefix every key starts with.
 func (s Space) Prefix() string { return s.prefix }
+
+// ReturnsChannel is the pub/sub channel on which a server announces that
+// stock came back to a sale (FormatReturn), so every server clears its
+// sold-out mark for it.
+func (s Space) ReturnsChannel() string { return s.prefix + ":stock-returned" }
+
+// FormatReturn is a ReturnsChannel message: "itemID:returns".
+func FormatReturn(itemID, returns int64) string {
+	return strconv.FormatInt(itemID, 10) + ":" + strconv.FormatInt(returns, 10)
+}
+
+// ParseReturn decodes a ReturnsChannel message.
+func ParseReturn(msg string) (itemID, returns int64, ok bool) {
+	a, b, found := strings.Cut(msg, ":")
+	itemID, err1 := strconv.ParseInt(a, 10, 64)
+	returns, err2 := strconv.ParseInt(b, 10, 64)
+	return itemID, returns, found && err1 == nil && err2 == nil
+}
 
 // Item returns the keys of one sale.
 func (s Space) Item(id int64) Item {
@@ -53,7 +74,12 @@ func (k Item) RepairLock() string { return k.base + "repair" }
 // DeadLetters records stream entries MySQL refused, with the reason.
 func (k Item) DeadLetters() string { return k.base + "dead" }
 
+// Returns counts how many times stock has come back to the sale (cancels,
+// admin additions, warms). A sold-out answer carries the count it saw, so a
+// server can tell whether stock has returned since.
+func (k Item) Returns() string { return k.base + "returns" }
+
 // ReserveKeys is KEYS for lua/reserve.lua, in its order.
 func (k Item) ReserveKeys() []string {
-	return []string{k.Stock(), k.Meta(), k.Buyers(), k.Idempotency(), k.Stream()}
+	return []string{k.Stock(), k.Meta(), k.Buyers(), k.Idempotency(), k.Stream(), k.Returns()}
 }

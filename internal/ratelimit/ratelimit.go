@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/seckill/seckill/internal/coalesce"
 	"github.com/seckill/seckill/lua"
 )
 
@@ -33,15 +34,72 @@ type Check struct {
 
 // Limiter checks limits in Redis.
 type Limiter struct {
-	rdb    redis.UniversalClient
-	prefix string
-	script *redis.Script
-	now    func() time.Time
+	rdb     redis.UniversalClient
+	prefix  string
+	script  *redis.Script
+	now     func() time.Time
+	batcher *coalesce.Batcher[Check, Verdict]
+}
+
+// Verdict is the answer to one check.
+type Verdict struct {
+	OK   bool
+	Wait time.Duration // until the check would pass, when refused
+	Err  error
 }
 
 // New returns a limiter whose keys start with prefix.
 func New(rdb redis.UniversalClient, prefix string, now func() time.Time) *Limiter {
-	return &Limiter{rdb: rdb, prefix: prefix, script: redis.NewScript(lua.RateLimit), now: now}
+	l := &Limiter{rdb: rdb, prefix: prefix, script: redis.NewScript(lua.RateLimit), now: now}
+	l.batcher = coalesce.New(4, 128, l.AllowBatch)
+	return l
+}
+
+// Run makes concurrent single checks share round trips until ctx ends.
+func (l *Limiter) Run(ctx context.Context) error { return l.batcher.Run(ctx) }
+
+// OnBatch tells observe the size of every batch of checks.
+func (l *Limiter) OnBatch(observe func(n int)) { l.batcher.Observe = observe }
+
+// AllowOne counts the request against one limit; once Run has started,
+// concurrent calls share a round trip. If Redis cannot be asked, the
+// verdict carries the error and OK is true.
+func (l *Limiter) AllowOne(ctx context.Context, c Check) Verdict {
+	if c.Rate.Off() {
+		return Verdict{OK: true}
+	}
+	return l.batcher.Do(ctx, c)
+}
+
+// AllowBatch counts one request against each check, in one pipeline, and
+// writes each check's verdict to out.
+func (l *Limiter) AllowBatch(ctx context.Context, checks []Check, out []Verdict) {
+	now := l.now().UnixMicro()
+	cmds := make([]*redis.Cmd, len(checks))
+	_, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, c := range checks {
+			cmds[i] = l.script.EvalSha(ctx, p, []string{c.Key}, now, c.Rate.interval(), c.Rate.Burst)
+		}
+		return nil
+	})
+	if err != nil && isNoScript(err) {
+		if lerr := l.script.Load(ctx, l.rdb).Err(); lerr != nil {
+			fill(out, Verdict{OK: true, Err: fmt.Errorf("load rate limit script: %w", lerr)})
+			return
+		}
+		l.AllowBatch(ctx, checks, out)
+		return
+	}
+	for i, c := range cmds {
+		ok, wait, err := verdict([]*redis.Cmd{c})
+		out[i] = Verdict{OK: ok, Wait: wait, Err: err}
+	}
+}
+
+func fill(out []Verdict, v Verdict) {
+	for i := range out {
+		out[i] = v
+	}
 }
 
 // Key names a limit: kind ("shopper", "ip"), who, and the action. The hash

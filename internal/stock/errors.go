@@ -33,8 +33,10 @@ func (e *AlreadyPurchasedError) Error() string {
 // Is makes errors.Is(err, ErrAlreadyPurchased) true.
 func (e *AlreadyPurchasedError) Is(target error) bool { return target == ErrAlreadyPurchased }
 
-// SoldOutError says how much stock was left when a quantity did not fit.
-type SoldOutError struct{ Left int64 }
+// SoldOutError says how much stock was left when a quantity did not fit,
+// and how many times stock had come back to the sale by then (see
+// keyspace.Item.Returns).
+type SoldOutError struct{ Left, Returns int64 }
 
 func (e *SoldOutError) Error() string { return ErrSoldOut.Error() }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/seckill/seckill/internal/coalesce"
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/lua"
 )
@@ -20,17 +21,54 @@ type Store struct {
 	reserve *redis.Script
 	release *redis.Script
 	adjust  *redis.Script
+	batcher *coalesce.Batcher[Request, Outcome]
+	// onReturn is told, in this process, whenever stock comes back to a sale.
+	onReturn func(itemID, returns int64)
 }
+
+// Reservations run in batches of at most batchMax requests, with at most
+// batchWorkers batches in flight: enough to keep Redis busy while the server
+// prepares the next batch, few enough that batches form under load.
+const (
+	batchWorkers = 4
+	batchMax     = 128
+)
 
 // NewStore returns a store whose keys start with keys' prefix.
 func NewStore(rdb redis.UniversalClient, keys keyspace.Space) *Store {
-	return &Store{
+	s := &Store{
 		rdb:     rdb,
 		keys:    keys,
 		reserve: redis.NewScript(lua.Reserve),
 		release: redis.NewScript(lua.Release),
 		adjust:  redis.NewScript(lua.Adjust),
 	}
+	s.batcher = coalesce.New(batchWorkers, batchMax, s.ReserveBatch)
+	return s
+}
+
+// Run makes concurrent Reserve calls share script calls until ctx ends.
+func (s *Store) Run(ctx context.Context) error { return s.batcher.Run(ctx) }
+
+// OnBatch tells observe the size of every batch of reservations.
+func (s *Store) OnBatch(observe func(n int)) { s.batcher.Observe = observe }
+
+// OnReturn tells f whenever this process gives stock back to a sale, with
+// the sale's new count of returns. Other processes hear of it on the
+// ReturnsChannel. Set it before serving.
+func (s *Store) OnReturn(f func(itemID, returns int64)) { s.onReturn = f }
+
+// returned reports a return of stock here and to every other server.
+func (s *Store) returned(ctx context.Context, itemID, returns int64) {
+	if returns <= 0 {
+		return
+	}
+	if s.onReturn != nil {
+		s.onReturn(itemID, returns)
+	}
+	// Best effort: a server that misses it re-checks its sold-out mark
+	// within a second anyway.
+	s.rdb.Publish(context.WithoutCancel(ctx), s.keys.ReturnsChannel(), keyspace.FormatReturn(itemID, returns))
 }
 
 func (s *Store) scripts() []*redis.Script { return []*redis.Script{s.reserve, s.release, s.adjust} }
@@ -65,84 +103,6 @@ func (s *Store) ScriptsLoaded(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// Request asks for a reservation.
-type Request struct {
-	ItemID         int64
-	UserID         string
-	Quantity       int
-	OrderID        string // used if the reservation succeeds
-	IdempotencyKey string // "" for none
-	Now            time.Time
-}
-
-// Reservation is a successful (or replayed) reservation.
-type Reservation struct {
-	keyspace.Buyer
-	StockLeft int64 // -1 when replayed
-	Replayed  bool  // the idempotency key had already reserved this order
-}
-
-// Reserve runs lua/reserve.lua. It returns ErrNotWarmed, ErrNotStarted,
-// ErrEnded, ErrOverLimit, *AlreadyPurchasedError, *SoldOutError or
-// ErrIdempotencyConflict when no stock was taken, or a Redis error.
-func (s *Store) Reserve(ctx context.Context, r Request) (Reservation, error) {
-	k := s.keys.Item(r.ItemID)
-	res, err := s.reserve.Run(ctx, s.rdb, k.ReserveKeys(),
-		r.Now.UnixMilli(), r.UserID, r.Quantity, r.OrderID, r.IdempotencyKey, r.ItemID).Slice()
-	if err != nil {
-		return Reservation{}, fmt.Errorf("reserve item %d: %w", r.ItemID, err)
-	}
-	code, detail, left, err := reply3(res)
-	if err != nil {
-		return Reservation{}, fmt.Errorf("reserve item %d: %w", r.ItemID, err)
-	}
-	return reserveResult(r, code, detail, left)
-}
-
-// reserveResult maps the script's return codes (see its header) to results.
-func reserveResult(r Request, code int64, detail string, left int64) (Reservation, error) {
-	switch code {
-	case 0, 1, 6:
-		b, err := keyspace.ParseBuyer(detail)
-		if err != nil {
-			return Reservation{}, err
-		}
-		switch {
-		case code == 6:
-			return Reservation{}, &AlreadyPurchasedError{Existing: b}
-		case code == 1 && b.Quantity != r.Quantity:
-			return Reservation{}, ErrIdempotencyConflict
-		case code == 1:
-			return Reservation{Buyer: b, StockLeft: -1, Replayed: true}, nil
-		}
-		return Reservation{Buyer: b, StockLeft: left}, nil
-	case 2:
-		return Reservation{}, ErrNotWarmed
-	case 3:
-		return Reservation{}, ErrNotStarted
-	case 4:
-		return Reservation{}, ErrEnded
-	case 5:
-		return Reservation{}, ErrOverLimit
-	case 7:
-		return Reservation{}, &SoldOutError{Left: left}
-	}
-	return Reservation{}, fmt.Errorf("reserve: unknown code %d", code)
-}
-
-func reply3(res []any) (code int64, detail string, n int64, err error) {
-	if len(res) != 3 {
-		return 0, "", 0, fmt.Errorf("script reply %v: want 3 values", res)
-	}
-	code, ok1 := res[0].(int64)
-	detail, ok2 := res[1].(string)
-	n, ok3 := res[2].(int64)
-	if !ok1 || !ok2 || !ok3 {
-		return 0, "", 0, fmt.Errorf("script reply %v: unexpected types", res)
-	}
-	return code, detail, n, nil
-}
-
 // Release forgets orderID's buyer and gives back its stock if it is userID's
 // current order for the item. Only release orders no longer queued in the
 // stream (see lua/release.lua). It reports whether anything was released;
@@ -159,24 +119,30 @@ func (s *Store) Forget(ctx context.Context, itemID int64, userID, orderID string
 
 func (s *Store) runRelease(ctx context.Context, itemID int64, userID, orderID, restock string) (bool, error) {
 	k := s.keys.Item(itemID)
-	res, err := s.release.Run(ctx, s.rdb, []string{k.Stock(), k.Buyers()}, userID, orderID, restock).Int64Slice()
+	res, err := s.release.Run(ctx, s.rdb, []string{k.Stock(), k.Buyers(), k.Returns()}, userID, orderID, restock).Int64Slice()
 	if err != nil {
 		return false, fmt.Errorf("release order %s: %w", orderID, err)
 	}
-	return len(res) == 2 && res[0] == 1, nil
+	if len(res) != 3 {
+		return false, fmt.Errorf("release order %s: reply %v", orderID, res)
+	}
+	s.returned(ctx, itemID, res[2])
+	return res[0] == 1, nil
 }
 
 // Adjust adds delta to the available stock in Redis. It returns
 // ErrStockConflict if that would go below zero and ErrNotWarmed if the sale
 // has no stock in Redis.
 func (s *Store) Adjust(ctx context.Context, itemID, delta int64) (int64, error) {
-	res, err := s.adjust.Run(ctx, s.rdb, []string{s.keys.Item(itemID).Stock()}, delta).Int64Slice()
+	k := s.keys.Item(itemID)
+	res, err := s.adjust.Run(ctx, s.rdb, []string{k.Stock(), k.Returns()}, delta).Int64Slice()
 	if err != nil {
 		return 0, fmt.Errorf("adjust stock of item %d: %w", itemID, err)
 	}
-	if len(res) != 2 {
+	if len(res) != 3 {
 		return 0, fmt.Errorf("adjust stock of item %d: reply %v", itemID, res)
 	}
+	s.returned(ctx, itemID, res[2])
 	switch res[0] {
 	case 0:
 		return res[1], nil

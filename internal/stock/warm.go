@@ -48,8 +48,15 @@ func (s *Store) Warm(ctx context.Context, itemID int64, load LoadFunc) error {
 	}
 	watched := []string{k.Stock(), k.Meta(), k.Buyers(), k.Idempotency(), k.Stream()}
 	for attempt := 0; attempt < warmAttempts; attempt++ {
-		err := s.rdb.Watch(ctx, func(tx *redis.Tx) error { return s.warmOnce(ctx, tx, k, load) }, watched...)
+		var returns int64
+		err := s.rdb.Watch(ctx, func(tx *redis.Tx) (err error) {
+			returns, err = s.warmOnce(ctx, tx, k, load)
+			return err
+		}, watched...)
 		if err == nil {
+			// A warm may set more stock than servers last saw: it counts
+			// as a return, so their sold-out marks are cleared.
+			s.returned(ctx, itemID, returns)
 			return nil
 		}
 		if !errors.Is(err, redis.TxFailedErr) {
@@ -62,15 +69,16 @@ func (s *Store) Warm(ctx context.Context, itemID int64, load LoadFunc) error {
 	return fmt.Errorf("warm item %d: %w", itemID, ErrBusy)
 }
 
-func (s *Store) warmOnce(ctx context.Context, tx *redis.Tx, k keyspace.Item, load LoadFunc) error {
+func (s *Store) warmOnce(ctx context.Context, tx *redis.Tx, k keyspace.Item, load LoadFunc) (int64, error) {
 	pending, err := readStream(ctx, tx, k.Stream())
 	if err != nil {
-		return err
+		return 0, err
 	}
 	st, err := load(ctx, pending)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	var returns *redis.IntCmd
 	_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.Set(ctx, k.Stock(), st.Stock, 0)
 		p.Del(ctx, k.Meta(), k.Buyers(), k.Idempotency())
@@ -81,9 +89,13 @@ func (s *Store) warmOnce(ctx context.Context, tx *redis.Tx, k keyspace.Item, loa
 		if len(st.Idempotency) > 0 {
 			p.HSet(ctx, k.Idempotency(), flatten(st.Idempotency))
 		}
+		returns = p.Incr(ctx, k.Returns())
 		return nil
 	})
-	return err
+	if err != nil {
+		return 0, err
+	}
+	return returns.Val(), nil
 }
 
 // ensureGroup creates the stream and its consumer group if missing, so the

@@ -1,0 +1,91 @@
+// Package soldout keeps, per server process, a mark on each sale that Redis
+// has reported sold out, so that the storm that follows a sell-out is
+// answered without a Redis round trip.
+//
+// A mark must never outlive the stock coming back. Every return of stock
+// (cancel, payment timeout, admin adding stock, warm) bumps the sale's
+// count of returns in Redis and is announced to every server; a sold-out
+// answer carries the count its script saw. A mark is only set from an
+// answer at least as new as the last return heard of, and a return clears
+// any mark older than itself, so the order in which the answer and the
+// announcement arrive does not matter. If an announcement is lost (a
+// dropped pub/sub connection), the mark still lapses after its TTL, when the
+// next purchase asks Redis again.
+package soldout
+
+import (
+	"sync"
+	"time"
+)
+
+// Marks are the sold-out marks of one server.
+type Marks struct {
+	ttl   time.Duration
+	now   func() time.Time
+	mu    sync.RWMutex
+	sales map[int64]*sale
+}
+
+type sale struct {
+	marked   bool
+	at       time.Time // when the mark was set
+	seen     int64     // returns count of the answer that set it
+	returned int64     // highest returns count announced
+}
+
+// New returns marks that lapse after ttl; ttl 0 turns marking off.
+func New(ttl time.Duration, now func() time.Time) *Marks {
+	return &Marks{ttl: ttl, now: now, sales: map[int64]*sale{}}
+}
+
+// SoldOut reports whether the sale is marked sold out.
+func (m *Marks) SoldOut(itemID int64) bool {
+	if m == nil || m.ttl <= 0 {
+		return false
+	}
+	m.mu.RLock()
+	s := m.sales[itemID]
+	marked := s != nil && s.marked && m.now().Sub(s.at) < m.ttl
+	m.mu.RUnlock()
+	return marked
+}
+
+// Saw records a reserve answer: left is the stock left, returns the sale's
+// count of returns when the script ran. It marks the sale sold out when
+// nothing is left and no return has been announced since.
+func (m *Marks) Saw(itemID, left, returns int64) {
+	if m == nil || m.ttl <= 0 || left > 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.sales[itemID]
+	if s == nil {
+		s = &sale{}
+		m.sales[itemID] = s
+	}
+	if returns >= s.returned {
+		s.marked, s.at, s.seen = true, m.now(), returns
+	}
+}
+
+// Returned records that stock came back to the sale, as the returns-th
+// return: any mark set from an older answer is cleared.
+func (m *Marks) Returned(itemID, returns int64) {
+	if m == nil || m.ttl <= 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.sales[itemID]
+	if s == nil {
+		// Remember it even without a mark: an answer older than this return
+		// may still be on its way.
+		s = &sale{}
+		m.sales[itemID] = s
+	}
+	s.returned = max(s.returned, returns)
+	if s.marked && s.seen < returns {
+		s.marked = false
+	}
+}
