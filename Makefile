@@ -30,7 +30,7 @@ load_env = eval "$$(scripts/dev-env.sh)"; \
 # Every .go file outside vendor directories.
 GO_FILES = find . -name '*.go' -not -path '*/vendor/*' -not -path './.git/*' -print0
 
-.PHONY: help services chromium build run test migrate seed fmt fmt-check vet clean web-vendor fuzz k6 k6-flash k6-ci k6-browse k6-soak
+.PHONY: help services chromium build run test migrate seed fmt fmt-check vet clean web-vendor fuzz k6 k6-flash k6-ci k6-browse k6-soak bench
 
 help: ## List targets
 	@echo "Targets:"
@@ -99,6 +99,16 @@ k6-browse: k6 ## Browse at a constant arrival rate
 
 k6-soak: k6 ## Mixed traffic for an hour (SHORT=1: 30 s)
 	@$(load_env); ADMIN_TOKEN="$$SECKILL_ADMIN_TOKEN" JWT_SECRET="$$SECKILL_JWT_SECRET" $(K6) run loadtest/soak.js
+
+# The benchmark creates and drops its own seckill_bench_* databases and
+# seckill-bench-* Redis keys on these servers; the DSN names no database.
+BENCH_MYSQL_DSN  ?= $(SECKILL_DB_USER):$(SECKILL_DB_PASSWORD)@tcp($(SECKILL_DB_HOST):$(SECKILL_DB_PORT))/?parseTime=true&loc=UTC
+BENCH_REDIS_ADDR ?= $(RUN_REDIS_ADDR)
+
+bench: services build ## Run the benchmark (a few minutes); writes docs/benchmarks.md
+	$(GO) build -o bin/bench ./cmd/bench
+	scripts/wrk.sh
+	bin/bench -mysql '$(BENCH_MYSQL_DSN)' -redis '$(BENCH_REDIS_ADDR)' -seckill $(BIN) -docs docs/benchmarks.md
 
 web-vendor: ## Vendor the pinned browser libraries into web/static/vendor (needs npm)
 	scripts/vendor-web.sh

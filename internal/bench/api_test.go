@@ -1,0 +1,29 @@
+package bench
+
+import "testing"
+
+func TestParseMetrics(t *testing.T) {
+	sc, err := ParseMetrics(readTestdata(t, "metrics.txt")) // a real scrape
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Outcomes["reserved"] != 1 || sc.Outcomes["marked_sold_out"] != 3 || len(sc.Outcomes) != 2 {
+		t.Errorf("outcomes = %v, want reserved 1 and marked_sold_out 3", sc.Outcomes)
+	}
+	if sc.Pending != 0 {
+		t.Errorf("pending = %v, want 0", sc.Pending)
+	}
+	if _, err := ParseMetrics("# nothing here\n"); err == nil {
+		t.Error("ParseMetrics without the backlog gauge: want an error")
+	}
+}
+
+func TestScrapeSince(t *testing.T) {
+	before := Scrape{Outcomes: map[string]float64{"reserved": 10, "sold_out": 4}}
+	after := Scrape{Outcomes: map[string]float64{"reserved": 1.5e+06, "sold_out": 4, "rate_limited": 2}}
+	got := after.Since(before)
+	want := map[string]int64{"reserved": 1499990, "rate_limited": 2}
+	if len(got) != len(want) || got["reserved"] != want["reserved"] || got["rate_limited"] != want["rate_limited"] {
+		t.Errorf("Since = %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,85 @@
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Machine is what the figures were measured on.
+type Machine struct {
+	CPU     string `json:"cpu"`
+	Cores   int    `json:"cores"`
+	Kernel  string `json:"kernel"`
+	Go      string `json:"go"`
+	Redis   string `json:"redis"`
+	MariaDB string `json:"mysql"`
+	Wrk     string `json:"wrk"`
+	Date    string `json:"date"`
+}
+
+// describeMachine asks each part for its version; a part that does not
+// answer is reported as "unknown" rather than failing the run.
+func describeMachine(ctx context.Context, cfg Config, rdb *redis.Client, now time.Time) Machine {
+	return Machine{
+		CPU: cpuModel(), Cores: runtime.NumCPU(), Kernel: strings.TrimSpace(readFile("/proc/sys/kernel/osrelease")),
+		Go: runtime.Version(), Redis: redisVersion(ctx, rdb), MariaDB: mysqlVersion(ctx, cfg.MySQLDSN),
+		Wrk: wrkVersion(cfg.Wrk), Date: now.UTC().Format("2006-01-02 15:04 UTC"),
+	}
+}
+
+func readFile(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
+}
+
+func cpuModel() string {
+	for _, line := range strings.Split(readFile("/proc/cpuinfo"), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}
+
+func redisVersion(ctx context.Context, rdb *redis.Client) string {
+	info, err := rdb.Info(ctx, "server").Result()
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:"); ok {
+			return v
+		}
+	}
+	return "unknown"
+}
+
+func mysqlVersion(ctx context.Context, dsn string) string {
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		return "unknown"
+	}
+	defer db.Close()
+	var v string
+	if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v); err != nil {
+		return "unknown"
+	}
+	return v
+}
+
+// wrkVersion is the first line of `wrk -v`, which exits non-zero.
+func wrkVersion(bin string) string {
+	out, _ := exec.Command(bin, "-v").CombinedOutput()
+	line, _, _ := strings.Cut(string(out), "\n")
+	if f := strings.Fields(line); len(f) >= 2 && f[0] == "wrk" {
+		return f[1]
+	}
+	return "unknown"
+}

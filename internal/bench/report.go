@@ -1,0 +1,139 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// WriteReport writes the machine, the summary table, every individual run
+// and the notes as Markdown.
+func WriteReport(w io.Writer, res Results) {
+	m := res.Machine
+	fmt.Fprintf(w, "Measured %s on %s, %d cores, Linux %s; %s, Redis %s, MariaDB/MySQL %s, wrk %s.\n\n",
+		m.Date, m.CPU, m.Cores, m.Kernel, m.Go, m.Redis, m.MariaDB, m.Wrk)
+	writeTable(w, []string{"measure", "seckill", "baseline", "ratio", "target", "result"}, rowCells(res.Summary))
+	if len(res.Purchase)+len(res.SoldOut)+len(res.Persist) > 0 || res.Latency != nil {
+		fmt.Fprintf(w, "\n### Individual runs\n")
+	}
+	writePurchaseRuns(w, res.Purchase)
+	writeSoldOutRuns(w, res.SoldOut)
+	writePersistRuns(w, res.Persist)
+	if l := res.Latency; l != nil {
+		fmt.Fprintf(w, "\nPaced run: %s requests in %.1f s, asked %s/s, sent %s/s; p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, max %.1f ms; status codes %v.\n",
+			thousands(float64(l.Requests)), l.Seconds, thousands(l.TargetRate), thousands(l.AchievedRate),
+			l.P50ms, l.P95ms, l.P99ms, l.Maxms, l.StatusCodes)
+	}
+	if len(res.Notes) > 0 {
+		fmt.Fprintf(w, "\nNotes:\n\n")
+		for _, n := range res.Notes {
+			fmt.Fprintf(w, "- %s\n", n)
+		}
+	}
+}
+
+func rowCells(rows []Row) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = []string{r.Measure, r.Seckill, r.Baseline, r.Ratio, r.Target, r.Result}
+	}
+	return out
+}
+
+func writePurchaseRuns(w io.Writer, rounds []PurchaseRound) {
+	if len(rounds) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nPurchase throughput (wrk, req/s):\n\n")
+	var rows [][]string
+	for _, r := range rounds {
+		rows = append(rows, []string{fmt.Sprint(r.Round), thousands(r.Floor.RPS), thousands(r.Seckill.RPS),
+			times(ratio(r.Seckill.RPS, r.Floor.RPS)), mix(r.Outcomes), fmt.Sprintf("%.1f s", r.DrainSeconds),
+			fmt.Sprintf("%.2f / %.2f", r.Floor.GenCores(), r.Seckill.GenCores())})
+	}
+	writeTable(w, []string{"round", "floor", "seckill", "ratio", "seckill outcomes (metrics)", "backlog drained after", "wrk cores (floor / seckill)"}, rows)
+}
+
+func writeSoldOutRuns(w io.Writer, rounds []SoldOutRound) {
+	if len(rounds) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nThroughput once sold out (wrk, req/s):\n\n")
+	var rows [][]string
+	for _, r := range rounds {
+		outcomes := mix(r.Outcomes)
+		if r.Reused {
+			outcomes += " (shopper list went round again)"
+		}
+		rows = append(rows, []string{fmt.Sprint(r.Round), thousands(r.Ceiling.RPS), thousands(r.Seckill.RPS),
+			times(ratio(r.Seckill.RPS, r.Ceiling.RPS)), outcomes,
+			fmt.Sprintf("%.2f / %.2f", r.Ceiling.GenCores(), r.Seckill.GenCores())})
+	}
+	writeTable(w, []string{"round", "ceiling", "seckill", "ratio", "seckill outcomes (metrics)", "wrk cores (ceiling / seckill)"}, rows)
+}
+
+func writePersistRuns(w io.Writer, rounds []PersistRound) {
+	if len(rounds) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nPersistence (rows/s):\n\n")
+	var rows [][]string
+	for _, r := range rounds {
+		rows = append(rows, []string{fmt.Sprint(r.Round), thousands(r.Plain.RowsPerSec), thousands(r.Persister.RowsPerSec),
+			times(ratio(r.Persister.RowsPerSec, r.Plain.RowsPerSec)),
+			fmt.Sprintf("%.2f s / %.2f s", r.Plain.Seconds, r.Persister.Seconds)})
+	}
+	writeTable(w, []string{"round", "plain INSERT", "persister", "ratio", "time (plain / persister)"}, rows)
+}
+
+func writeTable(w io.Writer, header []string, rows [][]string) {
+	fmt.Fprintf(w, "| %s |\n", strings.Join(header, " | "))
+	fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(header)))
+	for _, r := range rows {
+		cells := make([]string, len(r))
+		for i, c := range r {
+			cells[i] = cell(c)
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+}
+
+const docsIntro = `# Benchmarks
+
+` + "`make bench`" + ` measures the real server (` + "`bin/seckill serve`" + `, built from the tree) against
+baselines it builds and measures itself, in the same run, on the same machine. On a 2-core
+machine absolute figures move by a third between sessions; ratios of medians taken alternately
+in one session do not, so the targets are ratios.
+
+- **floor**: a bare Gin handler (` + "`gin.New()`" + `, no middleware) doing one EVALSHA of a small
+  deduct script per purchase: HTTP plus one Redis round trip.
+- **ceiling**: a bare Gin handler answering constant JSON.
+- **plain INSERT**: the same orders inserted into the same ` + "`orders`" + ` table, 500 rows per statement.
+
+Every throughput figure comes from wrk (` + "`-t2 -c128`" + ` by default), with a Lua script that gives each
+request its own shopper (JWT and purchase token); the baselines get the same requests. The floor,
+the ceiling and the server each run in a process of their own, and the systems alternate round by
+round. The server's own metrics confirm what its answers were. Latency is measured open-loop at a
+constant arrival rate (vegeta's library), so a slow answer cannot hide by slowing the sender.
+The persistence figure drains a backlog put into a sale's Redis stream in the reserve script's
+format, with the project's own persisters at the server's default settings.
+
+Rerun with ` + "`make bench`" + ` (a few minutes; it installs wrk if missing and rewrites this page). Tune
+with ` + "`BENCH_ROUNDS`, `BENCH_DURATION`, `BENCH_CONNECTIONS`" + ` and the other ` + "`BENCH_*`" + ` variables
+(` + "`bin/bench -h`" + `); every run's raw figures go to ` + "`results/bench-<UTC time>.json`" + `.
+
+## Latest run
+
+`
+
+// writeDocs writes the report under an introduction to path.
+func writeDocs(path string, res Results) error {
+	var b strings.Builder
+	b.WriteString(docsIntro)
+	WriteReport(&b, res)
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package bench
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sample is a small run with one clear pass and one clear failure per kind.
+func sample() Results {
+	return Results{
+		Machine: Machine{CPU: "Test CPU", Cores: 2, Kernel: "6.1", Go: "go1.26", Redis: "7.0.15", MariaDB: "10.11", Wrk: "4.1.0", Date: "2026-11-22 12:00 UTC"},
+		Purchase: []PurchaseRound{
+			{Round: 1, Floor: WrkResult{RPS: 6000}, Seckill: WrkResult{RPS: 9500}, Outcomes: map[string]int64{"reserved": 76000}},
+			{Round: 2, Floor: WrkResult{RPS: 5000}, Seckill: WrkResult{RPS: 9000}, Outcomes: map[string]int64{"reserved": 72000}},
+			{Round: 3, Floor: WrkResult{RPS: 7000}, Seckill: WrkResult{RPS: 8000}, Outcomes: map[string]int64{"reserved": 64000}},
+		},
+		SoldOut: []SoldOutRound{
+			{Round: 1, Ceiling: WrkResult{RPS: 16000}, Seckill: WrkResult{RPS: 8000},
+				Outcomes: map[string]int64{"gated_sold_out": 63990, "sold_out": 10}},
+		},
+		Latency: &LatencyResult{TargetRate: 4500, AchievedRate: 4499.7, Requests: 45000, Success: 1,
+			P50ms: 0.9, P99ms: 4.2, Outcomes: map[string]int64{"reserved": 45000}},
+		Persist: []PersistRound{{Round: 1, Plain: PersistRun{Rows: 100000, RowsPerSec: 50000, Seconds: 2},
+			Persister: PersistRun{Rows: 100000, RowsPerSec: 25000, Seconds: 4}}},
+		ManyConns: &ConnsResult{Connections: 10000, Path: "/api/v1/items/3",
+			Wrk: WrkResult{Requests: 30000, RPS: 3000, Timeout: 2}},
+		Resources: &Resources{PeakRSS: 50 << 20, PeakRSSAfterConns: 400 << 20, SeckillCPU: 30, Reserved: 212000,
+			FloorCPU: 10, FloorRequests: 144000},
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	rows := Summarize(sample())
+	want := []struct{ ratio, result string }{
+		{"1.50×", "PASS"},                // median 9,000 / 6,000
+		{"0.50×", "FAIL"},                // 8,000 / 16,000
+		{"—", "PASS"},                    // p99 4.2 ms
+		{"0.50×", "FAIL"},                // 25,000 / 50,000
+		{"—", "FAIL"},                    // two timeouts
+		{"—", "info"}, {"2.04×", "info"}, // RSS; 0.142 s / 0.069 s
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("got %d rows, want %d: %+v", len(rows), len(want), rows)
+	}
+	for i, w := range want {
+		if rows[i].Ratio != w.ratio || rows[i].Result != w.result {
+			t.Errorf("row %d (%s): ratio %q result %q, want %q %q", i, rows[i].Measure, rows[i].Ratio, rows[i].Result, w.ratio, w.result)
+		}
+	}
+	if !strings.Contains(rows[1].Seckill, "gated_sold_out 99.98%, sold_out 0.02%") {
+		t.Errorf("sold-out row does not show the mix of answers: %q", rows[1].Seckill)
+	}
+}
+
+func TestSummarizeJudgesTheAnswers(t *testing.T) {
+	tests := []struct {
+		name     string
+		outcomes map[string]int64
+		want     string
+	}{
+		{"all reserved", map[string]int64{"reserved": 1000}, "PASS"},
+		{"a few others", map[string]int64{"reserved": 9995, "unavailable": 5}, "PASS (0.05% not reserved)"},
+		{"mostly refused", map[string]int64{"reserved": 10, "invalid_purchase_token": 990}, "FAIL (only 1% reserved)"},
+		{"nothing counted", map[string]int64{}, "FAIL (the server counted no purchases)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			row := purchaseRow([]PurchaseRound{{Floor: WrkResult{RPS: 1000}, Seckill: WrkResult{RPS: 2000}, Outcomes: tt.outcomes}})
+			if row.Result != tt.want {
+				t.Errorf("result = %q, want %q", row.Result, tt.want)
+			}
+		})
+	}
+}
+
+func TestWriteReport(t *testing.T) {
+	res := sample()
+	res.Summary, res.Notes = Summarize(res), notes(res)
+	var b strings.Builder
+	WriteReport(&b, res)
+	out := b.String()
+	for _, want := range []string{
+		"Measured 2026-11-22 12:00 UTC on Test CPU, 2 cores",
+		"| measure | seckill | baseline | ratio | target | result |\n|---|---|---|---|---|---|\n",
+		"| 9,000 req/s (reserved 100%) | floor 6,000 req/s | 1.50× | ≥ 1.5× floor | PASS |",
+		"| 2 | 5,000 | 9,000 | 1.80× | reserved 100% |",
+		"| 1 | 50,000 | 25,000 | 0.50× |",
+		"socket errors: connect 0, read 0, write 0, timeout 2",
+		"- Every request comes from 127.0.0.1",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	for i, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.HasPrefix(line, "|") && strings.Count(line, "|")-strings.Count(line, `\|`) < 2 {
+			t.Errorf("line %d is a broken table row: %q", i, line)
+		}
+	}
+}
+
+func TestTableCellsEscapePipes(t *testing.T) {
+	var b strings.Builder
+	writeTable(&b, []string{"a", "b"}, [][]string{{"x|y", "z"}})
+	if want := "| x\\|y | z |\n"; !strings.HasSuffix(b.String(), want) {
+		t.Errorf("table = %q, want it to end %q", b.String(), want)
+	}
+}
+
+func TestWriteDocsAndJSON(t *testing.T) {
+	dir := t.TempDir()
+	res := sample()
+	res.Summary = Summarize(res)
+	docs := filepath.Join(dir, "benchmarks.md")
+	if err := writeDocs(docs, res); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(docs)
+	if !strings.HasPrefix(string(b), "# Benchmarks\n") || !strings.Contains(string(b), "## Latest run\n\nMeasured ") {
+		t.Errorf("docs page:\n%s", b)
+	}
+	path, err := writeJSON(filepath.Join(dir, "results"), res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), `"rows_per_sec": 25000`) {
+		t.Errorf("%s lacks the raw figures:\n%s", path, b)
+	}
+}

@@ -1,0 +1,119 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Results is everything one run measured, written as JSON beside the
+// report so a figure in the table can be traced to its runs.
+type Results struct {
+	Started   time.Time       `json:"started"`
+	Finished  time.Time       `json:"finished"`
+	Machine   Machine         `json:"machine"`
+	Settings  Settings        `json:"settings"`
+	Purchase  []PurchaseRound `json:"purchase_rounds,omitempty"`
+	SoldOut   []SoldOutRound  `json:"sold_out_rounds,omitempty"`
+	Latency   *LatencyResult  `json:"latency,omitempty"`
+	ManyConns *ConnsResult    `json:"many_connections,omitempty"`
+	Persist   []PersistRound  `json:"persist_rounds,omitempty"`
+	Resources *Resources      `json:"resources,omitempty"`
+	Summary   []Row           `json:"summary"`
+	Notes     []string        `json:"notes"`
+}
+
+// Settings are the knobs the figures depend on.
+type Settings struct {
+	Rounds        int      `json:"rounds"`
+	Duration      string   `json:"wrk_duration"`
+	Threads       int      `json:"wrk_threads"`
+	Connections   int      `json:"wrk_connections"`
+	Shoppers      int      `json:"shoppers_minted"`
+	LatencyFor    string   `json:"latency_duration"`
+	PersistOrders int      `json:"persist_orders"`
+	ManyConns     int      `json:"many_connections"`
+	ManyConnsFor  string   `json:"many_connections_duration"`
+	SeckillEnv    []string `json:"seckill_env_changed"`
+}
+
+func settingsOf(c Config, shoppers int) Settings {
+	return Settings{Rounds: c.Rounds, Duration: c.Duration.String(), Threads: c.Threads, Connections: c.Connections,
+		Shoppers: shoppers, LatencyFor: c.LatencyFor.String(), PersistOrders: c.PersistOrders,
+		ManyConns: c.ManyConns, ManyConnsFor: c.ManyConnsFor.String(), SeckillEnv: seckillEnv}
+}
+
+// PurchaseRound is one round of measure 1: floor and seckill, back to back.
+type PurchaseRound struct {
+	Round        int              `json:"round"`
+	Floor        WrkResult        `json:"floor"`
+	FloorCPU     float64          `json:"floor_cpu_seconds"`
+	Seckill      WrkResult        `json:"seckill"`
+	SeckillCPU   float64          `json:"seckill_cpu_seconds"` // includes persisting the run's orders
+	Outcomes     map[string]int64 `json:"seckill_outcomes"`
+	DrainSeconds float64          `json:"drain_seconds"` // backlog left when wrk stopped
+}
+
+// SoldOutRound is one round of measure 2: ceiling and seckill.
+type SoldOutRound struct {
+	Round    int              `json:"round"`
+	Ceiling  WrkResult        `json:"ceiling"`
+	Seckill  WrkResult        `json:"seckill"`
+	Outcomes map[string]int64 `json:"seckill_outcomes"`
+	Reused   bool             `json:"shoppers_reused"` // the storm outran the shopper list and went round again
+}
+
+// PersistRound is one round of measure 4.
+type PersistRound struct {
+	Round     int        `json:"round"`
+	Plain     PersistRun `json:"plain_insert"`
+	Persister PersistRun `json:"persister"`
+}
+
+// ConnsResult is measure 6.
+type ConnsResult struct {
+	Connections int       `json:"connections"`
+	Path        string    `json:"path"`
+	Wrk         WrkResult `json:"wrk"`
+}
+
+// Resources is measure 5.
+type Resources struct {
+	PeakRSS           int64   `json:"peak_rss_bytes"`             // after throughput and latency runs
+	PeakRSSAfterConns int64   `json:"peak_rss_after_conns_bytes"` // after the many-connections run too
+	SeckillCPU        float64 `json:"seckill_cpu_seconds"`
+	Reserved          int64   `json:"reserved"`
+	FloorCPU          float64 `json:"floor_cpu_seconds"`
+	FloorRequests     int64   `json:"floor_requests"`
+}
+
+// SeckillPer1000 is the server's CPU seconds per 1,000 reserved purchases.
+func (r Resources) SeckillPer1000() float64 { return per1000(r.SeckillCPU, r.Reserved) }
+
+// FloorPer1000 is the floor's CPU seconds per 1,000 purchases.
+func (r Resources) FloorPer1000() float64 { return per1000(r.FloorCPU, r.FloorRequests) }
+
+func per1000(cpu float64, n int64) float64 {
+	if n == 0 {
+		return 0
+	}
+	return cpu / (float64(n) / 1000)
+}
+
+// writeJSON writes res to dir/bench-<UTC start>.json and returns the path.
+func writeJSON(dir string, res Results) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("write results: %w", err)
+	}
+	path := filepath.Join(dir, "bench-"+res.Started.UTC().Format("20060102T150405Z")+".json")
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("write results: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return "", fmt.Errorf("write results: %w", err)
+	}
+	return path, nil
+}

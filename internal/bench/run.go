@@ -1,0 +1,175 @@
+package bench
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+//go:embed shoppers.lua
+var shoppersLua string
+
+// runner holds what every measure of one run shares.
+type runner struct {
+	cfg      Config
+	dir      string // scratch: logs, the wrk script, shopper files
+	tag      string // names this run's databases and key prefixes
+	rdb      *redis.Client
+	progress io.Writer
+
+	floor, ceiling       *child
+	floorURL, ceilingURL string
+	seckill              *seckillServer
+	shoppers             []shopper
+	script               string
+}
+
+// Run measures everything cfg asks for, prints the report to stdout, writes
+// the raw figures to cfg.ResultsDir and, with cfg.Docs, the docs page.
+func Run(ctx context.Context, cfg Config, stdout, progress io.Writer) error {
+	began := time.Now()
+	dir, err := os.MkdirTemp("", "seckill-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	rdb := redis.NewClient(&redis.Options{Addr: cfg.RedisAddr})
+	defer rdb.Close()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("redis at %s does not answer (make services starts it): %w", cfg.RedisAddr, err)
+	}
+	r := &runner{cfg: cfg, dir: dir, tag: strconv.Itoa(os.Getpid()), rdb: rdb, progress: progress}
+	res := Results{Started: began.UTC(), Machine: describeMachine(ctx, cfg, rdb, began), Settings: settingsOf(cfg, 0)}
+	if cfg.Wants("purchase") || cfg.Wants("soldout") || cfg.Wants("latency") || cfg.Wants("conns") {
+		if err := r.serverMeasures(ctx, &res); err != nil {
+			return err
+		}
+	}
+	if cfg.Wants("persist") {
+		if err := r.persistRounds(ctx, &res); err != nil {
+			return err
+		}
+	}
+	res.Finished = time.Now().UTC()
+	res.Summary, res.Notes = Summarize(res), notes(res)
+	WriteReport(stdout, res)
+	path, err := writeJSON(cfg.ResultsDir, res)
+	if err != nil {
+		return err
+	}
+	r.logf("raw figures: %s; took %s", path, time.Since(began).Round(time.Second))
+	if cfg.Docs != "" {
+		return writeDocs(cfg.Docs, res)
+	}
+	return nil
+}
+
+func (r *runner) logf(format string, args ...any) {
+	fmt.Fprintf(r.progress, "bench: "+format+"\n", args...)
+}
+
+// serverMeasures runs measures 1, 2, 3, 5 and 6 against processes started
+// once: floor, ceiling and the seckill server.
+func (r *runner) serverMeasures(ctx context.Context, res *Results) error {
+	if err := r.startSystems(ctx); err != nil {
+		return err
+	}
+	defer r.stopSystems(ctx)
+	n := r.cfg.ShopperRate * int(r.cfg.Duration.Round(time.Second)/time.Second+1)
+	r.logf("minting %s shopper tokens", thousands(float64(n)))
+	var err error
+	if r.shoppers, err = mintShoppers(r.seckill.secret, "shopper-", n, 6*time.Hour); err != nil {
+		return err
+	}
+	res.Settings = settingsOf(r.cfg, n)
+	if err := r.throughputRounds(ctx, res); err != nil {
+		return err
+	}
+	if err := r.latencyAndConns(ctx, res); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (r *runner) startSystems(ctx context.Context) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	r.script = filepath.Join(r.dir, "shoppers.lua")
+	if err := os.WriteFile(r.script, []byte(shoppersLua), 0o644); err != nil {
+		return err
+	}
+	r.logf("starting floor, ceiling and %s serve", r.cfg.Seckill)
+	if r.floor, r.floorURL, err = r.startBaseline(ctx, self, "floor",
+		"-redis", r.cfg.RedisAddr, "-key", "seckill-bench-"+r.tag+":floor:stock"); err != nil {
+		return err
+	}
+	if r.ceiling, r.ceilingURL, err = r.startBaseline(ctx, self, "ceiling"); err != nil {
+		return err
+	}
+	r.seckill, err = startSeckill(ctx, r.cfg, r.rdb, r.dir, r.tag)
+	return err
+}
+
+func (r *runner) startBaseline(ctx context.Context, self, kind string, args ...string) (*child, string, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, "", err
+	}
+	argv := append([]string{self, kind, "-addr", addr}, args...)
+	c, err := startChild(kind, filepath.Join(r.dir, kind+".log"), os.Environ(), argv...)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := c.waitListening(ctx, addr, 30*time.Second); err != nil {
+		c.stop(5 * time.Second)
+		return nil, "", err
+	}
+	return c, "http://" + addr, nil
+}
+
+func (r *runner) stopSystems(ctx context.Context) {
+	for _, c := range []*child{r.floor, r.ceiling} {
+		if c != nil {
+			c.stop(10 * time.Second)
+		}
+	}
+	if r.seckill != nil {
+		r.seckill.close(ctx)
+	}
+}
+
+// shopperFiles writes this sale's shopper files and returns their prefix.
+func (r *runner) shopperFiles(name string, item int64) (string, error) {
+	prefix := filepath.Join(r.dir, name)
+	return prefix, writeShopperFiles(prefix, r.shoppers, r.cfg.Threads, r.seckill.secret, item, time.Hour)
+}
+
+func (r *runner) removeShopperFiles(prefix string) {
+	for t := range r.cfg.Threads {
+		os.Remove(prefix + "." + strconv.Itoa(t))
+	}
+}
+
+// wrk runs the throughput generator at base+path, each request a shopper
+// from the files at prefix.
+func (r *runner) wrk(ctx context.Context, base, path, prefix string) (WrkResult, error) {
+	w, _, err := wrkRun{bin: r.cfg.Wrk, threads: r.cfg.Threads, connections: r.cfg.Connections,
+		duration: r.cfg.Duration, script: r.script, args: []string{prefix, path}, url: base}.run(ctx)
+	return w, err
+}
+
+// errExhausted stops a run that sent more purchases than it had shoppers:
+// the repeats would be counted as new shoppers.
+var errExhausted = errors.New("bench: the shopper list ran out")
+
+func itemPath(item int64) string { return "/api/v1/items/" + strconv.FormatInt(item, 10) }
