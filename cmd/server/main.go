@@ -9,6 +9,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
+	_ "net/http/pprof" // on DefaultServeMux, served only at SECKILL_PPROF_ADDR
 	"os"
 	"os/signal"
 	"syscall"
@@ -53,6 +55,9 @@ func run(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
+		if cfg.PprofAddr != "" {
+			go servePprof(cfg.PprofAddr)
+		}
 		a, err := app.New(ctx, cfg, app.Options{})
 		if err != nil {
 			return err
@@ -60,6 +65,15 @@ func run(ctx context.Context, args []string) error {
 		return a.Run(ctx)
 	}
 	return fmt.Errorf("unknown command %q: want serve, migrate or seed", cmd)
+}
+
+// servePprof serves Go's profiler on its own listener, apart from the API,
+// so it is never reachable through the shop's public address.
+func servePprof(addr string) {
+	srv := &http.Server{Addr: addr, Handler: http.DefaultServeMux, ReadHeaderTimeout: 5 * time.Second}
+	if err := srv.ListenAndServe(); err != nil {
+		slog.Error("pprof listener stopped", "addr", addr, "err", err)
+	}
 }
 
 // withDummySecrets reads the environment but fills the secrets that only

@@ -83,6 +83,24 @@ func (g *Gate) Observe(itemID, left int64) {
 	s.left, s.seen, s.known = left, now, true
 }
 
+// Returned records that stock came back to a sale, leaving left: the cap is
+// lifted for a new window at once, so returned stock is never answered as
+// sold out or busy for the rest of the current one.
+func (g *Gate) Returned(itemID, left int64) {
+	if g == nil || g.multiple <= 0 {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s := g.sales[itemID]
+	if s == nil {
+		return
+	}
+	now := g.now()
+	s.left, s.seen = left, now
+	s.start, s.n, s.shoppers = now, 0, map[string]struct{}{}
+}
+
 // Len is how many sales the gate tracks.
 func (g *Gate) Len() int {
 	g.mu.Lock()

@@ -54,6 +54,7 @@ type App struct {
 	metrics  *httpapi.Metrics
 	hub      *dashboard.Hub
 	soldOut  *soldout.Marks
+	gate     *admission.Gate
 	limiter  *ratelimit.Limiter
 	server   *http.Server
 	listener net.Listener
@@ -87,7 +88,8 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.limiter = ratelimit.New(a.rdb, a.cfg.RedisPrefix, now)
 	a.limiter.OnBatch(a.metrics.Batch("ratelimit"))
 	a.soldOut = soldout.New(cfg.SoldOutTTL, now)
-	a.stock.OnReturn(a.soldOut.Returned)
+	a.gate = admission.New(cfg.AdmitMultiple, time.Second, now)
+	a.stock.OnReturn(a.stockReturned)
 	a.hub = dashboard.New(dashboardSource{catalog.NewStore(a.db), a.syncer}, now, time.Second, a.log)
 	if err := a.listen(now); err != nil {
 		a.Close()
@@ -127,7 +129,7 @@ func (a *App) listen(now func() time.Time) error {
 		Limiter:              a.limiter,
 		Rates:                httpapi.Rates{Shopper: a.cfg.RateShopper, IP: a.cfg.RateIP, Login: a.cfg.RateLogin},
 		RequirePurchaseToken: a.cfg.PurchaseTokens, PurchaseTokenTTL: a.cfg.PurchaseTTL,
-		Gate: admission.New(a.cfg.AdmitMultiple, time.Second, now), SecureCookies: a.cfg.SecureCookies,
+		Gate: a.gate, SecureCookies: a.cfg.SecureCookies,
 		SoldOut: a.soldOut,
 		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Syncer: a.syncer,
 		Tokens:     httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
@@ -175,7 +177,7 @@ func (a *App) Run(ctx context.Context) error {
 	g.Go(func() error { return a.hub.Run(workers) })
 	g.Go(func() error { return a.stock.Run(workers) })
 	g.Go(func() error { return a.limiter.Run(workers) })
-	g.Go(func() error { return a.soldOut.Listen(workers, a.rdb, a.keys.ReturnsChannel(), a.log) })
+	g.Go(func() error { return soldout.Listen(workers, a.rdb, a.keys.ReturnsChannel(), a.stockReturned, a.log) })
 	jobs := a.syncer.NewJobs(lock.New(a.rdb, a.cfg.RedisPrefix), stocksync.JobsConfig{
 		PaymentTimeout: a.cfg.PaymentTimeout, SweepEvery: a.cfg.SweepEvery, ReconcileEvery: a.cfg.ReconcileEvery,
 	})
@@ -194,7 +196,15 @@ func (a *App) persisterConfig(i int) order.PersisterConfig {
 		Consumer: host + "-" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(i),
 		Batch:    a.cfg.BatchSize, Block: time.Second,
 		ClaimIdle: a.cfg.ClaimIdle, ClaimEvery: max(a.cfg.ClaimIdle/2, 100*time.Millisecond),
+		Linger: 20 * time.Millisecond,
 	}
+}
+
+// stockReturned lifts what holds shoppers back from a sale whose stock came
+// back, here or (announced over pub/sub) on another server.
+func (a *App) stockReturned(r keyspace.Return) {
+	a.soldOut.Returned(r.ItemID, r.Count)
+	a.gate.Returned(r.ItemID, r.Left)
 }
 
 // Close releases the connections; Run calls it.

@@ -72,6 +72,20 @@ func startLogged(tb testing.TB, clk interface{ Now() time.Time }, log *slog.Logg
 	for _, o := range opts {
 		o(&cfg)
 	}
+	return launch(tb, clk, log, cfg, db)
+}
+
+// twin starts a second server sharing s's MySQL database and Redis keys, as
+// a second instance behind a load balancer would.
+func (s *server) twin(tb testing.TB, clk interface{ Now() time.Time }) *server {
+	tb.Helper()
+	cfg := s.cfg
+	cfg.HTTPAddr = "127.0.0.1:0"
+	return launch(tb, clk, quiet(), cfg, s.db)
+}
+
+func launch(tb testing.TB, clk interface{ Now() time.Time }, log *slog.Logger, cfg config.Config, db testenv.DB) *server {
+	tb.Helper()
 	a, err := app.New(context.Background(), cfg, app.Options{Now: clk.Now, Logger: log})
 	if err != nil {
 		tb.Fatalf("start server: %v", err)

@@ -39,6 +39,7 @@ type Config struct {
 	AdmitMultiple  int            // SECKILL_ADMISSION_MULTIPLE: purchases per second per sale reaching Redis, as a multiple of stock left; 0 = off
 	SecureCookies  bool           // SECKILL_SECURE_COOKIES: mark cookies Secure (behind a proxy that ends TLS)
 	SoldOutTTL     time.Duration  // SECKILL_SOLDOUT_TTL: how long a local sold-out mark answers without Redis; 0 = off
+	PprofAddr      string         // SECKILL_PPROF_ADDR: serve Go's profiler here; empty = off
 }
 
 // ErrInvalid is returned (wrapped) for a setting that is missing or malformed.
@@ -79,6 +80,7 @@ func Load(getenv func(string) string) (Config, error) {
 		AdmitMultiple:  r.integer("SECKILL_ADMISSION_MULTIPLE", 10),
 		SecureCookies:  r.boolean("SECKILL_SECURE_COOKIES", false),
 		SoldOutTTL:     r.duration("SECKILL_SOLDOUT_TTL", time.Second),
+		PprofAddr:      r.str("SECKILL_PPROF_ADDR", ""),
 	}
 	if r.err != nil {
 		return Config{}, r.err

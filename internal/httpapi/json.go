@@ -16,14 +16,27 @@ import (
 // wrong types are errors naming the field. An empty body is allowed when
 // optional, leaving dst as it is.
 func decode(c *gin.Context, dst any, optional bool) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	return decodeBody(body, dst, optional)
+}
+
+func readBody(c *gin.Context) ([]byte, error) {
 	body, err := io.ReadAll(c.Request.Body)
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return apiErr(http.StatusRequestEntityTooLarge, "payload_too_large", "the request body is too large")
+		return nil, apiErr(http.StatusRequestEntityTooLarge, "payload_too_large", "the request body is too large")
 	}
 	if err != nil {
-		return invalid("", "could not read the request body")
+		return nil, invalid("", "could not read the request body")
 	}
+	return body, nil
+}
+
+// decodeBody is decode for a body already read.
+func decodeBody(body []byte, dst any, optional bool) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		if optional {
 			return nil

@@ -21,6 +21,8 @@ type Metrics struct {
 	persisted  prometheus.Counter
 	rejected   prometheus.Counter
 	batches    *prometheus.HistogramVec
+	// markedSoldOut is purchases{outcome="marked_sold_out"}, looked up once.
+	markedSoldOut prometheus.Counter
 }
 
 // NewMetrics registers the metrics; streamLag is read at scrape time.
@@ -49,6 +51,7 @@ func NewMetrics(streamLag func() float64) *Metrics {
 			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128},
 		}, []string{"op"}),
 	}
+	m.markedSoldOut = m.purchases.WithLabelValues("marked_sold_out")
 	lag := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "seckill_stream_pending_orders", Help: "Orders reserved in Redis and not yet persisted to MySQL.",
 	}, streamLag)

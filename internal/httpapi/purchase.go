@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"time"
@@ -61,18 +62,9 @@ func (s *Server) purchaseRequest(c *gin.Context) (stock.Request, error) {
 	if err != nil {
 		return stock.Request{}, err
 	}
-	var body struct {
-		Quantity *int `json:"quantity"`
-	}
-	if err := decode(c, &body, true); err != nil {
-		if ae, ok := err.(*Error); ok && ae.Field == "quantity" && ae.wrongType {
-			return stock.Request{}, errInvalidQuantity
-		}
+	qty, err := purchaseQuantity(c)
+	if err != nil {
 		return stock.Request{}, err
-	}
-	qty := 1
-	if body.Quantity != nil {
-		qty = *body.Quantity
 	}
 	if qty < 1 {
 		return stock.Request{}, errInvalidQuantity
@@ -83,6 +75,52 @@ func (s *Server) purchaseRequest(c *gin.Context) (stock.Request, error) {
 	}
 	return stock.Request{ItemID: id, UserID: userOf(c), Quantity: qty, OrderID: s.NewOrderID(),
 		IdempotencyKey: key, Now: s.Now()}, nil
+}
+
+// purchaseQuantity reads the body's quantity, 1 if the body is empty.
+func purchaseQuantity(c *gin.Context) (int, error) {
+	raw, err := readBody(c)
+	if err != nil {
+		return 0, err
+	}
+	if qty, ok := plainQuantity(raw); ok {
+		return qty, nil
+	}
+	var body struct {
+		Quantity *int `json:"quantity"`
+	}
+	if err := decodeBody(raw, &body, true); err != nil {
+		if ae, ok := err.(*Error); ok && ae.Field == "quantity" && ae.wrongType {
+			return 0, errInvalidQuantity
+		}
+		return 0, err
+	}
+	if body.Quantity == nil {
+		return 1, nil
+	}
+	return *body.Quantity, nil
+}
+
+// plainQuantity reads the body every shop page sends, {"quantity":N} with
+// N of 1 to 4 digits and no spaces, without the strict JSON decoder; any
+// other body (spaces, other keys, anything odd) goes to the decoder.
+func plainQuantity(b []byte) (int, bool) {
+	const head = `{"quantity":`
+	if len(b) < len(head)+2 || len(b) > len(head)+5 || string(b[:len(head)]) != head || b[len(b)-1] != '}' {
+		return 0, false
+	}
+	digits := b[len(head) : len(b)-1]
+	if digits[0] == '0' {
+		return 0, false
+	}
+	n := 0
+	for _, d := range digits {
+		if d < '0' || d > '9' {
+			return 0, false
+		}
+		n = n*10 + int(d-'0')
+	}
+	return n, true
 }
 
 var errBusy = apiErr(http.StatusServiceUnavailable, "unavailable",
@@ -103,8 +141,9 @@ func (s *Server) observe(itemID int64, res stock.Reservation, err error) {
 }
 
 // soldOutMark answers a purchase of a sale this server has seen sell out
-// without asking Redis, before the rate limits and the purchase token are
-// even checked: the answer costs nothing and tells nothing. A request with
+// without asking Redis, before sign-in, the rate limits and the purchase
+// token are even checked: the answer costs nothing and tells nothing the
+// sale page does not (its stock is public). A request with
 // an Idempotency-Key goes on, since it may be the retry of the purchase
 // that took the last unit and must get that order back.
 func (s *Server) soldOutMark(c *gin.Context) {
@@ -115,9 +154,22 @@ func (s *Server) soldOutMark(c *gin.Context) {
 	if err != nil || !s.SoldOut.SoldOut(id) {
 		return
 	}
-	s.Metrics.purchases.WithLabelValues("marked_sold_out").Inc()
-	writeError(c, stock.ErrSoldOut)
+	s.Metrics.markedSoldOut.Inc()
+	c.Data(http.StatusGone, jsonContentType, soldOutBody)
+	c.Abort()
 }
+
+const jsonContentType = "application/json; charset=utf-8"
+
+// soldOutBody is the sold-out answer, encoded once: the storm after a
+// sell-out is answered thousands of times a second.
+var soldOutBody = func() []byte {
+	b, err := json.Marshal(gin.H{"error": lookup(stock.ErrSoldOut)})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()
 
 var errInvalidQuantity = &Error{Status: http.StatusBadRequest, Code: "invalid_quantity",
 	Message: "quantity must be a whole number from 1 to the per-shopper limit", Field: "quantity"}

@@ -145,7 +145,10 @@ func New(d Deps) *gin.Engine {
 	shop := v1.Group("", s.shopper)
 	shop.GET("/session", s.whoami)
 	shop.GET("/items/:id/purchase-token", s.limit("token"), s.purchaseToken)
-	shop.POST("/items/:id/purchase", s.soldOutMark, s.limit("purchase"), s.requirePurchaseToken, s.purchase)
+	// A sale this server has seen sell out is answered before anything else,
+	// sign-in included: stock levels are public, and that storm must cost
+	// nothing.
+	v1.POST("/items/:id/purchase", s.soldOutMark, s.shopper, s.limit("purchase"), s.requirePurchaseToken, s.purchase)
 	shop.GET("/orders", s.listOrders)
 	shop.GET("/orders/:id", s.getOrder)
 	shop.POST("/orders/:id/pay", s.payOrder)

@@ -25,17 +25,30 @@ func (s Space) Prefix() string { return s.prefix }
 // sold-out mark for it.
 func (s Space) ReturnsChannel() string { return s.prefix + ":stock-returned" }
 
-// FormatReturn is a ReturnsChannel message: "itemID:returns".
-func FormatReturn(itemID, returns int64) string {
-	return strconv.FormatInt(itemID, 10) + ":" + strconv.FormatInt(returns, 10)
+// Return is a ReturnsChannel message: stock came back to a sale, as its
+// Count-th return, leaving Left available.
+type Return struct{ ItemID, Count, Left int64 }
+
+// String encodes r as "itemID:count:left".
+func (r Return) String() string {
+	return strconv.FormatInt(r.ItemID, 10) + ":" + strconv.FormatInt(r.Count, 10) + ":" + strconv.FormatInt(r.Left, 10)
 }
 
 // ParseReturn decodes a ReturnsChannel message.
-func ParseReturn(msg string) (itemID, returns int64, ok bool) {
-	a, b, found := strings.Cut(msg, ":")
-	itemID, err1 := strconv.ParseInt(a, 10, 64)
-	returns, err2 := strconv.ParseInt(b, 10, 64)
-	return itemID, returns, found && err1 == nil && err2 == nil
+func ParseReturn(msg string) (Return, bool) {
+	parts := strings.Split(msg, ":")
+	if len(parts) != 3 {
+		return Return{}, false
+	}
+	var n [3]int64
+	for i, p := range parts {
+		v, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			return Return{}, false
+		}
+		n[i] = v
+	}
+	return Return{ItemID: n[0], Count: n[1], Left: n[2]}, true
 }
 
 // Item returns the keys of one sale.

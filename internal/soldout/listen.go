@@ -9,15 +9,11 @@ import (
 	"github.com/seckill/seckill/internal/keyspace"
 )
 
-// Listen applies the returns other servers announce on channel (see
+// Listen passes heard the returns servers announce on channel (see
 // keyspace.Space.ReturnsChannel) until ctx ends. go-redis re-subscribes
 // after a dropped connection; what was announced meanwhile is lost, which
 // the marks' TTL bounds.
-func (m *Marks) Listen(ctx context.Context, rdb redis.UniversalClient, channel string, log *slog.Logger) error {
-	if m == nil || m.ttl <= 0 {
-		<-ctx.Done()
-		return nil
-	}
+func Listen(ctx context.Context, rdb redis.UniversalClient, channel string, heard func(keyspace.Return), log *slog.Logger) error {
 	ps := rdb.Subscribe(ctx, channel)
 	defer ps.Close()
 	msgs := ps.Channel()
@@ -29,8 +25,8 @@ func (m *Marks) Listen(ctx context.Context, rdb redis.UniversalClient, channel s
 			if !ok {
 				return nil
 			}
-			if item, returns, ok := keyspace.ParseReturn(msg.Payload); ok {
-				m.Returned(item, returns)
+			if r, ok := keyspace.ParseReturn(msg.Payload); ok {
+				heard(r)
 			} else {
 				log.Warn("ignored a malformed stock-returned message", "payload", msg.Payload)
 			}

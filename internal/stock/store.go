@@ -23,7 +23,7 @@ type Store struct {
 	adjust  *redis.Script
 	batcher *coalesce.Batcher[Request, Outcome]
 	// onReturn is told, in this process, whenever stock comes back to a sale.
-	onReturn func(itemID, returns int64)
+	onReturn func(keyspace.Return)
 }
 
 // Reservations run in batches of at most batchMax requests, with at most
@@ -53,22 +53,21 @@ func (s *Store) Run(ctx context.Context) error { return s.batcher.Run(ctx) }
 // OnBatch tells observe the size of every batch of reservations.
 func (s *Store) OnBatch(observe func(n int)) { s.batcher.Observe = observe }
 
-// OnReturn tells f whenever this process gives stock back to a sale, with
-// the sale's new count of returns. Other processes hear of it on the
-// ReturnsChannel. Set it before serving.
-func (s *Store) OnReturn(f func(itemID, returns int64)) { s.onReturn = f }
+// OnReturn tells f whenever this process gives stock back to a sale. Other
+// processes hear of it on the ReturnsChannel. Set it before serving.
+func (s *Store) OnReturn(f func(keyspace.Return)) { s.onReturn = f }
 
 // returned reports a return of stock here and to every other server.
-func (s *Store) returned(ctx context.Context, itemID, returns int64) {
-	if returns <= 0 {
+func (s *Store) returned(ctx context.Context, r keyspace.Return) {
+	if r.Count <= 0 {
 		return
 	}
 	if s.onReturn != nil {
-		s.onReturn(itemID, returns)
+		s.onReturn(r)
 	}
 	// Best effort: a server that misses it re-checks its sold-out mark
 	// within a second anyway.
-	s.rdb.Publish(context.WithoutCancel(ctx), s.keys.ReturnsChannel(), keyspace.FormatReturn(itemID, returns))
+	s.rdb.Publish(context.WithoutCancel(ctx), s.keys.ReturnsChannel(), r.String())
 }
 
 func (s *Store) scripts() []*redis.Script { return []*redis.Script{s.reserve, s.release, s.adjust} }
@@ -126,7 +125,7 @@ func (s *Store) runRelease(ctx context.Context, itemID int64, userID, orderID, r
 	if len(res) != 3 {
 		return false, fmt.Errorf("release order %s: reply %v", orderID, res)
 	}
-	s.returned(ctx, itemID, res[2])
+	s.returned(ctx, keyspace.Return{ItemID: itemID, Count: res[2], Left: res[1]})
 	return res[0] == 1, nil
 }
 
@@ -142,7 +141,7 @@ func (s *Store) Adjust(ctx context.Context, itemID, delta int64) (int64, error) 
 	if len(res) != 3 {
 		return 0, fmt.Errorf("adjust stock of item %d: reply %v", itemID, res)
 	}
-	s.returned(ctx, itemID, res[2])
+	s.returned(ctx, keyspace.Return{ItemID: itemID, Count: res[2], Left: res[1]})
 	switch res[0] {
 	case 0:
 		return res[1], nil

@@ -48,15 +48,16 @@ func (s *Store) Warm(ctx context.Context, itemID int64, load LoadFunc) error {
 	}
 	watched := []string{k.Stock(), k.Meta(), k.Buyers(), k.Idempotency(), k.Stream()}
 	for attempt := 0; attempt < warmAttempts; attempt++ {
-		var returns int64
+		var ret keyspace.Return
 		err := s.rdb.Watch(ctx, func(tx *redis.Tx) (err error) {
-			returns, err = s.warmOnce(ctx, tx, k, load)
+			ret, err = s.warmOnce(ctx, tx, k, load)
 			return err
 		}, watched...)
 		if err == nil {
 			// A warm may set more stock than servers last saw: it counts
 			// as a return, so their sold-out marks are cleared.
-			s.returned(ctx, itemID, returns)
+			ret.ItemID = itemID
+			s.returned(ctx, ret)
 			return nil
 		}
 		if !errors.Is(err, redis.TxFailedErr) {
@@ -69,14 +70,14 @@ func (s *Store) Warm(ctx context.Context, itemID int64, load LoadFunc) error {
 	return fmt.Errorf("warm item %d: %w", itemID, ErrBusy)
 }
 
-func (s *Store) warmOnce(ctx context.Context, tx *redis.Tx, k keyspace.Item, load LoadFunc) (int64, error) {
+func (s *Store) warmOnce(ctx context.Context, tx *redis.Tx, k keyspace.Item, load LoadFunc) (keyspace.Return, error) {
 	pending, err := readStream(ctx, tx, k.Stream())
 	if err != nil {
-		return 0, err
+		return keyspace.Return{}, err
 	}
 	st, err := load(ctx, pending)
 	if err != nil {
-		return 0, err
+		return keyspace.Return{}, err
 	}
 	var returns *redis.IntCmd
 	_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
@@ -93,9 +94,9 @@ func (s *Store) warmOnce(ctx context.Context, tx *redis.Tx, k keyspace.Item, loa
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return keyspace.Return{}, err
 	}
-	return returns.Val(), nil
+	return keyspace.Return{Count: returns.Val(), Left: st.Stock}, nil
 }
 
 // ensureGroup creates the stream and its consumer group if missing, so the

@@ -1,0 +1,154 @@
+package coalesce
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// doubler answers each request with twice its value, recording batch sizes;
+// its first batch waits for release, so that the others queue up behind it.
+type doubler struct {
+	mu      sync.Mutex
+	sizes   []int
+	entered chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func newDoubler() *doubler {
+	return &doubler{entered: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (d *doubler) run(_ context.Context, reqs []int, out []int) {
+	d.once.Do(func() { close(d.entered); <-d.release })
+	d.mu.Lock()
+	d.sizes = append(d.sizes, len(reqs))
+	d.mu.Unlock()
+	for i, r := range reqs {
+		out[i] = 2 * r
+	}
+}
+
+// callAll makes calls 0..n-1 at once; if first is not nil, call 0 goes
+// first and the rest only once first is closed.
+func callAll(b *Batcher[int, int], n int, first chan struct{}) []int {
+	got := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		if i == 1 && first != nil {
+			<-first
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); got[i] = b.Do(context.Background(), i) }()
+	}
+	wg.Wait()
+	return got
+}
+
+func waitQueued(t *testing.T, b *Batcher[int, int], n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(b.queue) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d calls queued", len(b.queue), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestCallsQueuedBehindABatchRunAsOne(t *testing.T) {
+	d := newDoubler()
+	b := New(1, 128, d.run)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go b.Run(ctx)
+	for !b.running.Load() {
+		time.Sleep(time.Millisecond)
+	}
+	done := make(chan []int)
+	go func() { done <- callAll(b, 100, d.entered) }()
+	waitQueued(t, b, 99) // one call is in the held batch, the rest wait
+	close(d.release)
+	got := <-done
+	for i, v := range got {
+		if v != 2*i {
+			t.Fatalf("call %d got %d, want %d", i, v, 2*i)
+		}
+	}
+	if len(d.sizes) != 2 || d.sizes[0] != 1 || d.sizes[1] != 99 {
+		t.Fatalf("batch sizes %v, want [1 99]", d.sizes)
+	}
+}
+
+func TestBatchesNeverExceedMax(t *testing.T) {
+	d := newDoubler()
+	b := New(1, 10, d.run)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go b.Run(ctx)
+	for !b.running.Load() {
+		time.Sleep(time.Millisecond)
+	}
+	done := make(chan []int)
+	go func() { done <- callAll(b, 11, d.entered) }()
+	waitQueued(t, b, 10)
+	close(d.release)
+	<-done
+	for _, n := range d.sizes {
+		if n > 10 {
+			t.Fatalf("batch of %d, max is 10 (sizes %v)", n, d.sizes)
+		}
+	}
+}
+
+func TestWithoutRunCallsRunAlone(t *testing.T) {
+	d := newDoubler()
+	close(d.release)
+	b := New(2, 128, d.run)
+	if got := callAll(b, 20, nil); got[7] != 14 {
+		t.Fatalf("call 7 got %d", got[7])
+	}
+	for _, n := range d.sizes {
+		if n != 1 {
+			t.Fatalf("batch of %d before Run; want each call alone", n)
+		}
+	}
+}
+
+// Calls still queued when the workers stop are answered all the same, each
+// exactly once.
+func TestStopAnswersQueuedCalls(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[int]int{}
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	b := New(1, 128, func(_ context.Context, reqs []int, out []int) {
+		once.Do(func() { close(entered); <-release })
+		mu.Lock()
+		defer mu.Unlock()
+		for i, r := range reqs {
+			seen[r]++
+			out[i] = 2 * r
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { b.Run(ctx); close(stopped) }()
+	for !b.running.Load() {
+		time.Sleep(time.Millisecond)
+	}
+	done := make(chan []int)
+	go func() { done <- callAll(b, 50, entered) }()
+	waitQueued(t, b, 49)
+	cancel()
+	close(release)
+	got := <-done
+	<-stopped
+	for i, v := range got {
+		if v != 2*i || seen[i] != 1 {
+			t.Fatalf("call %d got %d and ran %d times", i, v, seen[i])
+		}
+	}
+}
