@@ -26,6 +26,7 @@ type LatencyResult struct {
 	StatusCodes  map[string]int   `json:"status_codes"`
 	Errors       []string         `json:"errors,omitempty"`
 	Outcomes     map[string]int64 `json:"outcomes"` // from the server's metrics
+	BusyBefore   float64          `json:"machine_busy_before"`
 }
 
 // pacedPurchases sends purchases at a constant arrival rate for d, each from

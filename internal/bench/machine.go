@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +23,10 @@ type Machine struct {
 	MariaDB string `json:"mysql"`
 	Wrk     string `json:"wrk"`
 	Date    string `json:"date"`
+	// Load averages (1, 5, 15 min) when the run began and ended: the
+	// figures assume nothing else is using the machine.
+	LoadStart string `json:"load_average_start"`
+	LoadEnd   string `json:"load_average_end"`
 }
 
 // describeMachine asks each part for its version; a part that does not
@@ -30,8 +35,28 @@ func describeMachine(ctx context.Context, cfg Config, rdb *redis.Client, now tim
 	return Machine{
 		CPU: cpuModel(), Cores: runtime.NumCPU(), Kernel: strings.TrimSpace(readFile("/proc/sys/kernel/osrelease")),
 		Go: runtime.Version(), Redis: redisVersion(ctx, rdb), MariaDB: mysqlVersion(ctx, cfg.MySQLDSN),
-		Wrk: wrkVersion(cfg.Wrk), Date: now.UTC().Format("2006-01-02 15:04 UTC"),
+		Wrk: wrkVersion(cfg.Wrk), Date: now.UTC().Format("2006-01-02 15:04 UTC"), LoadStart: loadAverage(),
 	}
+}
+
+// loadAverage is the 1, 5 and 15 minute load averages, "unknown" off Linux.
+func loadAverage() string {
+	f := strings.Fields(readFile("/proc/loadavg"))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// busy says whether a load average shows other work using more than half
+// the machine.
+func busy(load string, cores int) bool {
+	f := strings.Fields(load)
+	if len(f) == 0 {
+		return false
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	return err == nil && v > float64(cores)/2
 }
 
 func readFile(path string) string {

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -56,6 +57,7 @@ func (r *runner) latency(ctx context.Context, item int64, rounds []PurchaseRound
 	rate := Median(rps) / 2
 	r.logf("paced purchases at %s/s for %s", thousands(rate), r.cfg.LatencyFor)
 	var lr LatencyResult
+	busy := settle(ctx, settleLimit)
 	outcomes, _, err := r.seckillRun(ctx, func() (err error) {
 		if lr, err = pacedPurchases(ctx, r.seckill, item, r.shoppers, rate, r.cfg.LatencyFor); err != nil {
 			return err
@@ -66,7 +68,7 @@ func (r *runner) latency(ctx context.Context, item int64, rounds []PurchaseRound
 	if err != nil {
 		return nil, fmt.Errorf("latency: %w", err)
 	}
-	lr.Outcomes = outcomes
+	lr.Outcomes, lr.BusyBefore = outcomes, busy
 	r.logf("latency: p50 %.2f ms, p99 %.2f ms, achieved %s/s", lr.P50ms, lr.P99ms, thousands(lr.AchievedRate))
 	return &lr, nil
 }
@@ -74,11 +76,13 @@ func (r *runner) latency(ctx context.Context, item int64, rounds []PurchaseRound
 func (r *runner) manyConns(ctx context.Context, item int64) (*ConnsResult, error) {
 	path := itemPath(item)
 	r.logf("%s keep-alive connections on GET %s for %s", thousands(float64(r.cfg.ManyConns)), path, r.cfg.ManyConnsFor)
+	busy := settle(ctx, settleLimit)
 	w, out, err := wrkRun{bin: r.cfg.Wrk, threads: r.cfg.Threads, connections: r.cfg.ManyConns,
 		duration: r.cfg.ManyConnsFor, timeout: manyConnsTimeout, latency: true, url: r.seckill.url + path}.run(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("many connections: %w\n%s", err, out)
 	}
+	w.BusyBefore = busy
 	r.logf("many connections: %s req/s, socket errors %d, non-2xx %d", thousands(w.RPS), w.SocketErrors(), w.Non2xx)
 	return &ConnsResult{Connections: r.cfg.ManyConns, Path: path, Wrk: w}, nil
 }
@@ -111,12 +115,14 @@ func (r *runner) persistRound(ctx context.Context, round int) (PersistRound, err
 	drainDSN, _ := withDatabase(r.cfg.MySQLDSN, drainDB)
 	plain := func() (err error) {
 		defer dropDatabase(context.WithoutCancel(ctx), r.cfg.MySQLDSN, plainDB)
+		settle(ctx, settleLimit)
 		pr.Plain, err = plainInsert(ctx, plainDSN, backlog)
 		return err
 	}
 	drain := func() (err error) {
 		defer dropDatabase(context.WithoutCancel(ctx), r.cfg.MySQLDSN, drainDB)
 		defer deleteKeys(context.WithoutCancel(ctx), r.rdb, prefix)
+		settle(ctx, settleLimit)
 		pr.Persister, err = drainBacklog(ctx, r.rdb, drainDSN, prefix, backlog)
 		return err
 	}
@@ -126,13 +132,24 @@ func (r *runner) persistRound(ctx context.Context, round int) (PersistRound, err
 // notes say how the figures were taken, in the report and the JSON alike.
 func notes(res Results) []string {
 	var out []string
+	if busy(res.Machine.LoadStart, res.Machine.Cores) {
+		out = append(out, fmt.Sprintf("The machine was busy with other work when the run began (load average %s on %d cores): its figures swing more than a quiet machine's.",
+			res.Machine.LoadStart, res.Machine.Cores))
+	}
 	if len(res.Purchase)+len(res.SoldOut) > 0 || res.Latency != nil || res.ManyConns != nil {
 		out = append(out,
 			"Every request comes from 127.0.0.1, so the server ran with SECKILL_RATE_IP=1000000:1000000 (the per-IP limit would otherwise be all that is measured). The per-shopper limit, purchase tokens and the admission gate were at their defaults; SECKILL_PURCHASE_TOKEN_TTL=1h so tokens minted before the rounds outlive the run.",
-			"The generator shares the machine: "+generatorShare(res)+".")
+			"The generator shares the machine: "+generatorShare(res)+".",
+			quietness(res))
 	}
 	if len(res.Purchase) > 0 {
 		out = append(out, "CPU per 1,000 purchases counts the server process alone (not Redis or MySQL), from the start of each purchase run until its orders were in MySQL; the floor's counts its process over its runs.")
+	}
+	for _, s := range res.SoldOut {
+		if s.Reused {
+			out = append(out, "A sold-out storm outran the shopper list and sent some shoppers again, seconds after their first try (within the default per-shopper limit); raise BENCH_SHOPPER_RATE for all-new shoppers.")
+			break
+		}
 	}
 	if res.Latency != nil {
 		out = append(out, "Latency is open-loop (vegeta's library, in the bench process): requests are sent on schedule whether or not earlier ones were answered.")
@@ -144,6 +161,26 @@ func notes(res Results) []string {
 		out = append(out, "Persistence: the persisters run as a default server runs them (SECKILL_WORKERS and SECKILL_BATCH_SIZE defaults), and the clock stops when MySQL has committed the last order. The plain INSERT is one prepared 500-row statement after another on one connection, each its own commit.")
 	}
 	return out
+}
+
+// quietness says how busy the machine was just before the runs.
+func quietness(res Results) string {
+	var busy []float64
+	for _, p := range res.Purchase {
+		busy = append(busy, p.Floor.BusyBefore, p.Seckill.BusyBefore)
+	}
+	for _, s := range res.SoldOut {
+		busy = append(busy, s.Ceiling.BusyBefore, s.Seckill.BusyBefore)
+	}
+	if res.Latency != nil {
+		busy = append(busy, res.Latency.BusyBefore)
+	}
+	if res.ManyConns != nil {
+		busy = append(busy, res.ManyConns.Wrk.BusyBefore)
+	}
+	return fmt.Sprintf("Before each run the benchmark waited up to %s for a quarter-second in which under %.0f%% of the CPU was busy; "+
+		"just before the runs a median of %s%% was (at most %s%%).",
+		settleLimit, settleQuiet*100, percent(Median(busy)), percent(slices.Max(append(busy, 0))))
 }
 
 // generatorShare says how many cores wrk kept busy in the throughput runs.

@@ -1,11 +1,13 @@
 package bench
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // userHZ is the unit of the times in /proc/<pid>/stat. The kernel reports
@@ -73,4 +75,70 @@ func peakRSS(pid int) (int64, error) {
 		return 0, fmt.Errorf("read peak rss of %d: %w", pid, err)
 	}
 	return ParseVmHWM(string(b))
+}
+
+// ParseCPUTotals returns the busy and total jiffies of all cores from the
+// "cpu" line of /proc/stat; idle and iowait count as not busy.
+func ParseCPUTotals(stat string) (busy, total uint64, err error) {
+	line, _, _ := strings.Cut(stat, "\n")
+	f := strings.Fields(line)
+	if len(f) < 6 || f[0] != "cpu" {
+		return 0, 0, fmt.Errorf("%w: /proc/stat starts %q", ErrProcFormat, line)
+	}
+	for i, s := range f[1:] {
+		if i >= 8 { // guest times are already inside user and nice
+			break
+		}
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%w: /proc/stat %q", ErrProcFormat, line)
+		}
+		total += v
+		if i != 3 && i != 4 { // idle, iowait
+			busy += v
+		}
+	}
+	return busy, total, nil
+}
+
+func machineCPU() (busy, total uint64, err error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	return ParseCPUTotals(string(b))
+}
+
+// Settling: before each measured run the machine should be quiet, or the
+// run pays for the last one's leftovers (MySQL flushing the orders it just
+// took, a collector finishing).
+const (
+	settleQuiet = 0.10 // busy share of all cores that counts as quiet
+	settleStep  = 250 * time.Millisecond
+)
+
+// settle waits until one step was quiet, at most limit, and returns the
+// busy share of the last step.
+func settle(ctx context.Context, limit time.Duration) float64 {
+	deadline := time.Now().Add(limit)
+	b0, t0, err := machineCPU()
+	if err != nil {
+		return 0
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return 0
+		case <-time.After(settleStep):
+		}
+		b1, t1, err := machineCPU()
+		if err != nil || t1 == t0 {
+			return 0
+		}
+		share := float64(b1-b0) / float64(t1-t0)
+		if share < settleQuiet || time.Now().After(deadline) {
+			return share
+		}
+		b0, t0 = b1, t1
+	}
 }

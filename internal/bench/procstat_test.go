@@ -55,3 +55,17 @@ func TestProcReadersOnSelf(t *testing.T) {
 		t.Errorf("peakRSS(self) = %d, %v", rss, err)
 	}
 }
+
+func TestParseCPUTotals(t *testing.T) {
+	// user nice system idle iowait irq softirq steal guest guest_nice
+	busy, total, err := ParseCPUTotals("cpu  100 5 50 800 40 3 2 0 7 1\ncpu0 50 2 25 400 20 1 1 0 0 0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if busy != 160 || total != 1000 {
+		t.Errorf("busy, total = %d, %d; want 160, 1000", busy, total)
+	}
+	if _, _, err := ParseCPUTotals("intr 1 2 3\n"); !errors.Is(err, ErrProcFormat) {
+		t.Errorf("error = %v, want ErrProcFormat", err)
+	}
+}

@@ -11,8 +11,10 @@ import (
 // and the notes as Markdown.
 func WriteReport(w io.Writer, res Results) {
 	m := res.Machine
-	fmt.Fprintf(w, "Measured %s on %s, %d cores, Linux %s; %s, Redis %s, MariaDB/MySQL %s, wrk %s.\n\n",
-		m.Date, m.CPU, m.Cores, m.Kernel, m.Go, m.Redis, m.MariaDB, m.Wrk)
+	fmt.Fprintf(w, "Measured %s on %s, %d cores, Linux %s; %s, Redis %s, MariaDB/MySQL %s, wrk %s. "+
+		"Load average %s at the start, %s at the end.\n\n",
+		m.Date, m.CPU, m.Cores, m.Kernel, m.Go, m.Redis, m.MariaDB, m.Wrk, m.LoadStart, m.LoadEnd)
+	fmt.Fprintf(w, "%s\n\n", describeSettings(res.Settings))
 	writeTable(w, []string{"measure", "seckill", "baseline", "ratio", "target", "result"}, rowCells(res.Summary))
 	if len(res.Purchase)+len(res.SoldOut)+len(res.Persist) > 0 || res.Latency != nil {
 		fmt.Fprintf(w, "\n### Individual runs\n")
@@ -31,6 +33,13 @@ func WriteReport(w io.Writer, res Results) {
 			fmt.Fprintf(w, "- %s\n", n)
 		}
 	}
+}
+
+func describeSettings(s Settings) string {
+	return fmt.Sprintf("Settings: %d rounds; wrk -t%d -c%d -d%s with %s shoppers minted; paced run %s; "+
+		"%s-order backlog; %s connections for %s.", s.Rounds, s.Threads, s.Connections, s.Duration,
+		thousands(float64(s.Shoppers)), s.LatencyFor, thousands(float64(s.PersistOrders)),
+		thousands(float64(s.ManyConns)), s.ManyConnsFor)
 }
 
 func rowCells(rows []Row) [][]string {
@@ -111,7 +120,7 @@ in one session do not, so the targets are ratios.
 - **ceiling**: a bare Gin handler answering constant JSON.
 - **plain INSERT**: the same orders inserted into the same ` + "`orders`" + ` table, 500 rows per statement.
 
-Every throughput figure comes from wrk (` + "`-t2 -c128`" + ` by default), with a Lua script that gives each
+Every throughput figure comes from wrk (` + "`-t2 -c128 -d8s`" + ` by default), with a Lua script that gives each
 request its own shopper (JWT and purchase token); the baselines get the same requests. The floor,
 the ceiling and the server each run in a process of their own, and the systems alternate round by
 round. The server's own metrics confirm what its answers were. Latency is measured open-loop at a

@@ -11,6 +11,8 @@ import (
 func sample() Results {
 	return Results{
 		Machine: Machine{CPU: "Test CPU", Cores: 2, Kernel: "6.1", Go: "go1.26", Redis: "7.0.15", MariaDB: "10.11", Wrk: "4.1.0", Date: "2026-11-22 12:00 UTC"},
+		Settings: Settings{Rounds: 3, Threads: 2, Connections: 128, Duration: "8s", Shoppers: 360000,
+			LatencyFor: "10s", PersistOrders: 100000, ManyConns: 10000, ManyConnsFor: "10s"},
 		Purchase: []PurchaseRound{
 			{Round: 1, Floor: WrkResult{RPS: 6000}, Seckill: WrkResult{RPS: 9500}, Outcomes: map[string]int64{"reserved": 76000}},
 			{Round: 2, Floor: WrkResult{RPS: 5000}, Seckill: WrkResult{RPS: 9000}, Outcomes: map[string]int64{"reserved": 72000}},
@@ -83,6 +85,7 @@ func TestWriteReport(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"Measured 2026-11-22 12:00 UTC on Test CPU, 2 cores",
+		"Settings: 3 rounds; wrk -t2 -c128 -d8s with 360,000 shoppers minted; paced run 10s; 100,000-order backlog; 10,000 connections for 10s.",
 		"| measure | seckill | baseline | ratio | target | result |\n|---|---|---|---|---|---|\n",
 		"| 9,000 req/s (reserved 100%) | floor 6,000 req/s | 1.50× | ≥ 1.5× floor | PASS |",
 		"| 2 | 5,000 | 9,000 | 1.80× | reserved 100% |",
@@ -127,5 +130,17 @@ func TestWriteDocsAndJSON(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); !strings.Contains(string(b), `"rows_per_sec": 25000`) {
 		t.Errorf("%s lacks the raw figures:\n%s", path, b)
+	}
+}
+
+func TestNotesSayWhenTheMachineWasBusy(t *testing.T) {
+	res := sample()
+	res.Machine.LoadStart = "0.30 0.20 0.10"
+	if n := strings.Join(notes(res), "\n"); strings.Contains(n, "busy with other work") {
+		t.Errorf("a quiet machine called busy:\n%s", n)
+	}
+	res.Machine.LoadStart = "1.70 1.20 0.60"
+	if n := strings.Join(notes(res), "\n"); !strings.Contains(n, "busy with other work when the run began (load average 1.70 1.20 0.60 on 2 cores)") {
+		t.Errorf("notes do not say the machine was busy:\n%s", n)
 	}
 }

@@ -58,7 +58,7 @@ func Run(ctx context.Context, cfg Config, stdout, progress io.Writer) error {
 			return err
 		}
 	}
-	res.Finished = time.Now().UTC()
+	res.Finished, res.Machine.LoadEnd = time.Now().UTC(), loadAverage()
 	res.Summary, res.Notes = Summarize(res), notes(res)
 	WriteReport(stdout, res)
 	path, err := writeJSON(cfg.ResultsDir, res)
@@ -163,10 +163,17 @@ func (r *runner) removeShopperFiles(prefix string) {
 // wrk runs the throughput generator at base+path, each request a shopper
 // from the files at prefix.
 func (r *runner) wrk(ctx context.Context, base, path, prefix string) (WrkResult, error) {
+	busy := settle(ctx, settleLimit)
 	w, _, err := wrkRun{bin: r.cfg.Wrk, threads: r.cfg.Threads, connections: r.cfg.Connections,
 		duration: r.cfg.Duration, script: r.script, args: []string{prefix, path}, url: base}.run(ctx)
+	w.BusyBefore = busy
 	return w, err
 }
+
+// settleLimit bounds the wait for a quiet machine before a run; on a
+// machine that never gets quiet the run goes ahead and the report says how
+// busy it was.
+const settleLimit = 5 * time.Second
 
 // errExhausted stops a run that sent more purchases than it had shoppers:
 // the repeats would be counted as new shoppers.

@@ -26,6 +26,7 @@ type WrkResult struct {
 	P99ms         float64 `json:"p99_ms,omitempty"`
 	GenCPUSeconds float64 `json:"generator_cpu_seconds"` // wrk's user+system time
 	GenWallSecs   float64 `json:"generator_wall_seconds"`
+	BusyBefore    float64 `json:"machine_busy_before"` // share of all cores busy just before the run
 }
 
 // SocketErrors is every connect, read, write and timeout error.
