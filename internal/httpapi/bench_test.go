@@ -1,0 +1,69 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"strconv"
+	"testing"
+	"time"
+
+)
+
+// BenchmarkVerifyToken is the sign-in check every purchase pays.
+func BenchmarkVerifyToken(b *testing.B) {
+	now := time.Now()
+	tokens := NewTokens("bench-secret-0123456789abcdef0123456789", time.Hour, func() time.Time { return now })
+	tok, _, err := tokens.Issue("shopper-42")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := tokens.Verify(tok); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPurchaseToken is the purchase token check every purchase pays.
+func BenchmarkPurchaseToken(b *testing.B) {
+	p := newPurchaseTokens("bench-secret-0123456789abcdef0123456789", time.Minute)
+	now := time.Now()
+	tok, _ := p.issue("shopper-42", 7, now)
+	for b.Loop() {
+		if !p.valid(tok, "shopper-42", 7, now) {
+			b.Fatal("token refused")
+		}
+	}
+}
+
+// BenchmarkPurchaseJSON is the 202 body every reservation answers with.
+func BenchmarkPurchaseJSON(b *testing.B) {
+	body := purchaseJSON{OrderID: "01JDQ0Q6Z3W8Y5N2X4V7T9R1S3", ItemID: 7, UserID: "shopper-42", Quantity: 1, Status: "pending"}
+	for b.Loop() {
+		if _, err := json.Marshal(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPurchaseBody compares reading the usual purchase body by the
+// shortcut with the strict decoder every other body goes through.
+func BenchmarkPurchaseBody(b *testing.B) {
+	raw := []byte(`{"quantity":1}`)
+	b.Run("shortcut", func(b *testing.B) {
+		for b.Loop() {
+			if q, ok := plainQuantity(raw); !ok || q != 1 {
+				b.Fatal("shortcut failed: " + strconv.Itoa(q))
+			}
+		}
+	})
+	b.Run("strict", func(b *testing.B) {
+		for b.Loop() {
+			var body struct {
+				Quantity *int `json:"quantity"`
+			}
+			if err := decodeBody(raw, &body, true); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
