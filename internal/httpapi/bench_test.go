@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"testing"
 	"time"
-
 )
 
 // BenchmarkVerifyToken is the sign-in check every purchase pays.
