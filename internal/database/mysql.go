@@ -28,6 +28,10 @@ func Open(ctx context.Context, dsn string) (*gorm.DB, error) {
 	}
 	cfg.ParseTime = true
 	cfg.Loc = time.UTC
+	// Arguments are escaped by the driver instead of sent to a server-side
+	// prepared statement: one round trip per query instead of three
+	// (prepare, execute, close). Safe with the utf8mb4 connection charset.
+	cfg.InterpolateParams = true
 	db, err := gorm.Open(gormmysql.Open(cfg.FormatDSN()), &gorm.Config{
 		TranslateError:         true, // duplicate keys become gorm.ErrDuplicatedKey
 		SkipDefaultTransaction: true, // we open transactions where we mean them
