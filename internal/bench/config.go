@@ -58,7 +58,7 @@ func ParseConfig(args []string, getenv func(string) string) (Config, error) {
 	fs.DurationVar(&c.Duration, "duration", e.duration("BENCH_DURATION", 8*time.Second), "length of one wrk run")
 	fs.IntVar(&c.Threads, "threads", e.integer("BENCH_THREADS", 2), "wrk threads")
 	fs.IntVar(&c.Connections, "connections", e.integer("BENCH_CONNECTIONS", 128), "wrk connections")
-	fs.IntVar(&c.ShopperRate, "shopper-rate", e.integer("BENCH_SHOPPER_RATE", 40000), "shoppers minted per second of a run; a run that would reuse one is refused")
+	fs.IntVar(&c.ShopperRate, "shopper-rate", e.integer("BENCH_SHOPPER_RATE", 60000), "shoppers minted per second of a run; a run that would reuse one is refused")
 	fs.DurationVar(&c.LatencyFor, "latency-duration", e.duration("BENCH_LATENCY_DURATION", 10*time.Second), "length of the paced latency run")
 	fs.IntVar(&c.PersistOrders, "persist-orders", e.integer("BENCH_PERSIST_ORDERS", 100000), "orders in the backlog the persister drains")
 	fs.IntVar(&c.ManyConns, "many-conns", e.integer("BENCH_MANY_CONNS", 10000), "keep-alive connections held at once")

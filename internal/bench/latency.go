@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -33,13 +32,14 @@ type LatencyResult struct {
 // a different shopper. Unlike wrk, the sender does not wait for an answer
 // before the next request is due, so a slow answer shows in the latencies
 // instead of quietly lowering the rate (coordinated omission).
-func pacedPurchases(ctx context.Context, s *seckillServer, item int64, shoppers []shopper, rate float64, d time.Duration) (LatencyResult, error) {
+// base is the system's URL; secret signs the purchase tokens.
+func pacedPurchases(ctx context.Context, base, secret string, item int64, shoppers []shopper, rate float64, d time.Duration) (LatencyResult, error) {
 	need := int(rate*d.Seconds()) + 1
 	if need > len(shoppers) {
 		return LatencyResult{}, fmt.Errorf("paced run needs %d shoppers, only %d minted: raise -shopper-rate", need, len(shoppers))
 	}
-	url := s.url + "/api/v1/items/" + strconv.FormatInt(item, 10) + "/purchase"
-	minter := httpapi.NewPurchaseTokenMinter(s.secret, time.Hour)
+	url := base + itemPath(item) + "/purchase"
+	minter := httpapi.NewPurchaseTokenMinter(secret, time.Hour)
 	now := time.Now()
 	headers := make([]http.Header, need)
 	for i := range headers {

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 )
@@ -28,7 +29,7 @@ func (r *runner) latencyAndConns(ctx context.Context, res *Results) error {
 		return err
 	}
 	if r.cfg.Wants("latency") {
-		if res.Latency, err = r.latency(ctx, item, res.Purchase); err != nil {
+		if err := r.latency(ctx, item, res); err != nil {
 			return err
 		}
 	}
@@ -49,28 +50,40 @@ func (r *runner) latencyAndConns(ctx context.Context, res *Results) error {
 	return nil
 }
 
-func (r *runner) latency(ctx context.Context, item int64, rounds []PurchaseRound) (*LatencyResult, error) {
+// latency paces purchases at half the median purchase throughput, at the
+// server and, as a reference, at the floor.
+func (r *runner) latency(ctx context.Context, item int64, res *Results) error {
 	var rps []float64
-	for _, p := range rounds {
+	for _, p := range res.Purchase {
 		rps = append(rps, p.Seckill.RPS)
 	}
-	rate := Median(rps) / 2
+	rate := math.Floor(Median(rps) / 2) // vegeta paces whole requests per second
 	r.logf("paced purchases at %s/s for %s", thousands(rate), r.cfg.LatencyFor)
-	var lr LatencyResult
 	busy := settle(ctx, settleLimit)
+	var lr LatencyResult
 	outcomes, _, err := r.seckillRun(ctx, func() (err error) {
-		if lr, err = pacedPurchases(ctx, r.seckill, item, r.shoppers, rate, r.cfg.LatencyFor); err != nil {
+		lr, err = pacedPurchases(ctx, r.seckill.url, r.seckill.secret, item, r.shoppers, rate, r.cfg.LatencyFor)
+		if err != nil {
 			return err
 		}
 		_, err = r.seckill.waitDrained(ctx, 5*time.Minute)
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("latency: %w", err)
+		return fmt.Errorf("latency: %w", err)
 	}
 	lr.Outcomes, lr.BusyBefore = outcomes, busy
+	res.Latency = &lr
 	r.logf("latency: p50 %.2f ms, p99 %.2f ms, achieved %s/s", lr.P50ms, lr.P99ms, thousands(lr.AchievedRate))
-	return &lr, nil
+	busy = settle(ctx, settleLimit)
+	fl, err := pacedPurchases(ctx, r.floorURL, r.seckill.secret, item, r.shoppers, rate, r.cfg.LatencyFor)
+	if err != nil {
+		return fmt.Errorf("floor latency: %w", err)
+	}
+	fl.BusyBefore = busy
+	res.FloorLatency = &fl
+	r.logf("floor latency: p50 %.2f ms, p99 %.2f ms", fl.P50ms, fl.P99ms)
+	return nil
 }
 
 func (r *runner) manyConns(ctx context.Context, item int64) (*ConnsResult, error) {
@@ -172,8 +185,10 @@ func quietness(res Results) string {
 	for _, s := range res.SoldOut {
 		busy = append(busy, s.Ceiling.BusyBefore, s.Seckill.BusyBefore)
 	}
-	if res.Latency != nil {
-		busy = append(busy, res.Latency.BusyBefore)
+	for _, l := range []*LatencyResult{res.Latency, res.FloorLatency} {
+		if l != nil {
+			busy = append(busy, l.BusyBefore)
+		}
 	}
 	if res.ManyConns != nil {
 		busy = append(busy, res.ManyConns.Wrk.BusyBefore)

@@ -22,11 +22,8 @@ func WriteReport(w io.Writer, res Results) {
 	writePurchaseRuns(w, res.Purchase)
 	writeSoldOutRuns(w, res.SoldOut)
 	writePersistRuns(w, res.Persist)
-	if l := res.Latency; l != nil {
-		fmt.Fprintf(w, "\nPaced run: %s requests in %.1f s, asked %s/s, sent %s/s; p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, max %.1f ms; status codes %v.\n",
-			thousands(float64(l.Requests)), l.Seconds, thousands(l.TargetRate), thousands(l.AchievedRate),
-			l.P50ms, l.P95ms, l.P99ms, l.Maxms, l.StatusCodes)
-	}
+	writePaced(w, "Paced run", res.Latency)
+	writePaced(w, "The floor at the same rate", res.FloorLatency)
 	if len(res.Notes) > 0 {
 		fmt.Fprintf(w, "\nNotes:\n\n")
 		for _, n := range res.Notes {
@@ -94,6 +91,15 @@ func writePersistRuns(w io.Writer, rounds []PersistRound) {
 			fmt.Sprintf("%.2f s / %.2f s", r.Plain.Seconds, r.Persister.Seconds)})
 	}
 	writeTable(w, []string{"round", "plain INSERT", "persister", "ratio", "time (plain / persister)"}, rows)
+}
+
+func writePaced(w io.Writer, name string, l *LatencyResult) {
+	if l == nil {
+		return
+	}
+	fmt.Fprintf(w, "\n%s: %s requests in %.1f s, asked %s/s, sent %s/s; p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, max %.1f ms; status codes %v.\n",
+		name, thousands(float64(l.Requests)), l.Seconds, thousands(l.TargetRate), thousands(l.AchievedRate),
+		l.P50ms, l.P95ms, l.P99ms, l.Maxms, l.StatusCodes)
 }
 
 func writeTable(w io.Writer, header []string, rows [][]string) {

@@ -24,6 +24,7 @@ func sample() Results {
 		},
 		Latency: &LatencyResult{TargetRate: 4500, AchievedRate: 4499.7, Requests: 45000, Success: 1,
 			P50ms: 0.9, P99ms: 4.2, Outcomes: map[string]int64{"reserved": 45000}},
+		FloorLatency: &LatencyResult{TargetRate: 4500, AchievedRate: 4500, Requests: 45000, Success: 1, P50ms: 0.5, P99ms: 2},
 		Persist: []PersistRound{{Round: 1, Plain: PersistRun{Rows: 100000, RowsPerSec: 50000, Seconds: 2},
 			Persister: PersistRun{Rows: 100000, RowsPerSec: 25000, Seconds: 4}}},
 		ManyConns: &ConnsResult{Connections: 10000, Path: "/api/v1/items/3",
@@ -91,6 +92,8 @@ func TestWriteReport(t *testing.T) {
 		"| 2 | 5,000 | 9,000 | 1.80× | reserved 100% |",
 		"| 1 | 50,000 | 25,000 | 0.50× |",
 		"socket errors: connect 0, read 0, write 0, timeout 2",
+		"| floor at the same rate: p50 0.50 ms, p99 2.00 ms (0 errors) |",
+		"The floor at the same rate: 45,000 requests",
 		"- Every request comes from 127.0.0.1",
 	} {
 		if !strings.Contains(out, want) {

@@ -11,18 +11,21 @@ import (
 // Results is everything one run measured, written as JSON beside the
 // report so a figure in the table can be traced to its runs.
 type Results struct {
-	Started   time.Time       `json:"started"`
-	Finished  time.Time       `json:"finished"`
-	Machine   Machine         `json:"machine"`
-	Settings  Settings        `json:"settings"`
-	Purchase  []PurchaseRound `json:"purchase_rounds,omitempty"`
-	SoldOut   []SoldOutRound  `json:"sold_out_rounds,omitempty"`
-	Latency   *LatencyResult  `json:"latency,omitempty"`
-	ManyConns *ConnsResult    `json:"many_connections,omitempty"`
-	Persist   []PersistRound  `json:"persist_rounds,omitempty"`
-	Resources *Resources      `json:"resources,omitempty"`
-	Summary   []Row           `json:"summary"`
-	Notes     []string        `json:"notes"`
+	Started  time.Time       `json:"started"`
+	Finished time.Time       `json:"finished"`
+	Machine  Machine         `json:"machine"`
+	Settings Settings        `json:"settings"`
+	Purchase []PurchaseRound `json:"purchase_rounds,omitempty"`
+	SoldOut  []SoldOutRound  `json:"sold_out_rounds,omitempty"`
+	Latency  *LatencyResult  `json:"latency,omitempty"`
+	// FloorLatency is the floor paced at the same rate: what the generator
+	// and the machine allow, for comparison.
+	FloorLatency *LatencyResult `json:"floor_latency,omitempty"`
+	ManyConns    *ConnsResult   `json:"many_connections,omitempty"`
+	Persist      []PersistRound `json:"persist_rounds,omitempty"`
+	Resources    *Resources     `json:"resources,omitempty"`
+	Summary      []Row          `json:"summary"`
+	Notes        []string       `json:"notes"`
 }
 
 // Settings are the knobs the figures depend on.

@@ -44,7 +44,7 @@ func Summarize(res Results) []Row {
 		rows = append(rows, soldOutRow(res.SoldOut))
 	}
 	if res.Latency != nil {
-		rows = append(rows, latencyRow(*res.Latency))
+		rows = append(rows, latencyRow(*res.Latency, res.FloorLatency))
 	}
 	if len(res.Persist) > 0 {
 		rows = append(rows, persistRow(res.Persist))
@@ -98,18 +98,27 @@ func soldOutRow(rounds []SoldOutRound) Row {
 	}
 }
 
-func latencyRow(l LatencyResult) Row {
-	errs := l.Requests - uint64(l.Success*float64(l.Requests)+0.5)
+func latencyRow(l LatencyResult, floor *LatencyResult) Row {
+	errs := failures(l)
 	verdict := passFail(l.P99ms <= targetP99ms, "")
 	if errs > 0 {
 		verdict = passFail(false, "errors")
 	}
-	return Row{
+	row := Row{
 		Measure: "purchase latency at a constant half of the median purchase throughput",
 		Seckill: fmt.Sprintf("p50 %.2f ms, p99 %.2f ms at %s/s (achieved %s/s, %d errors, %s)",
 			l.P50ms, l.P99ms, thousands(l.TargetRate), thousands(l.AchievedRate), errs, mix(l.Outcomes)),
 		Baseline: "—", Ratio: "—", Target: fmt.Sprintf("p99 ≤ %.0f ms", targetP99ms), Result: verdict,
 	}
+	if floor != nil {
+		row.Baseline = fmt.Sprintf("floor at the same rate: p50 %.2f ms, p99 %.2f ms (%d errors)", floor.P50ms, floor.P99ms, failures(*floor))
+	}
+	return row
+}
+
+// failures is the paced requests that got no 2xx answer.
+func failures(l LatencyResult) uint64 {
+	return l.Requests - uint64(l.Success*float64(l.Requests)+0.5)
 }
 
 func persistRow(rounds []PersistRound) Row {
