@@ -123,16 +123,18 @@ in one session do not, so the targets are ratios.
 
 - **floor**: a bare Gin handler (` + "`gin.New()`" + `, no middleware) doing one EVALSHA of a small
   deduct script per purchase: HTTP plus one Redis round trip.
-- **ceiling**: a bare Gin handler answering constant JSON.
+- **ceiling**: a bare Gin handler answering a constant, pre-encoded sold-out JSON body.
 - **plain INSERT**: the same orders inserted into the same ` + "`orders`" + ` table, 500 rows per statement.
 
 Every throughput figure comes from wrk (` + "`-t2 -c128 -d8s`" + ` by default), with a Lua script that gives each
 request its own shopper (JWT and purchase token); the baselines get the same requests. The floor,
 the ceiling and the server each run in a process of their own, and the systems alternate round by
-round. The server's own metrics confirm what its answers were. Latency is measured open-loop at a
-constant arrival rate (vegeta's library), so a slow answer cannot hide by slowing the sender.
-The persistence figure drains a backlog put into a sale's Redis stream in the reserve script's
-format, with the project's own persisters at the server's default settings.
+round, each run after a short wait for the machine to go quiet. The server's own metrics confirm what its
+answers were. Latency is measured open-loop at a constant arrival rate of half the median purchase
+throughput (vegeta's library), so a slow answer cannot hide by slowing the sender; the floor is
+paced at the same rate to show what the generator and the machine allow. The persistence figure
+drains a backlog put into a sale's Redis stream in the reserve script's format, with the
+project's own persisters at the server's default settings.
 
 Rerun with ` + "`make bench`" + ` (a few minutes; it installs wrk if missing and rewrites this page). Tune
 with ` + "`BENCH_ROUNDS`, `BENCH_DURATION`, `BENCH_CONNECTIONS`" + ` and the other ` + "`BENCH_*`" + ` variables
