@@ -24,7 +24,6 @@ type sale struct {
 	shoppers map[string]struct{} // who they are: a shopper counts once a window
 	left     int64               // stock left, as last seen
 	seen     time.Time           // when left was seen
-	known    bool
 }
 
 // New returns a gate admitting multiple × stock left per window; multiple 0
@@ -80,7 +79,7 @@ func (g *Gate) Observe(itemID, left int64) {
 		s = &sale{start: now, shoppers: map[string]struct{}{}}
 		g.sales[itemID] = s
 	}
-	s.left, s.seen, s.known = left, now, true
+	s.left, s.seen = left, now
 }
 
 // Returned records that stock came back to a sale, leaving left: the cap is

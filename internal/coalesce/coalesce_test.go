@@ -58,15 +58,20 @@ func waitQueued(t *testing.T, b *Batcher[int, int], n int) {
 	}
 }
 
-func TestCallsQueuedBehindABatchRunAsOne(t *testing.T) {
-	d := newDoubler()
-	b := New(1, 128, d.run)
+// startRun runs b's workers until the test ends.
+func startRun(t *testing.T, b *Batcher[int, int]) {
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	go b.Run(ctx)
 	for !b.running.Load() {
 		time.Sleep(time.Millisecond)
 	}
+}
+
+func TestCallsQueuedBehindABatchRunAsOne(t *testing.T) {
+	d := newDoubler()
+	b := New(1, 128, d.run)
+	startRun(t, b)
 	done := make(chan []int)
 	go func() { done <- callAll(b, 100, d.entered) }()
 	waitQueued(t, b, 99) // one call is in the held batch, the rest wait
@@ -85,12 +90,7 @@ func TestCallsQueuedBehindABatchRunAsOne(t *testing.T) {
 func TestBatchesNeverExceedMax(t *testing.T) {
 	d := newDoubler()
 	b := New(1, 10, d.run)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go b.Run(ctx)
-	for !b.running.Load() {
-		time.Sleep(time.Millisecond)
-	}
+	startRun(t, b)
 	done := make(chan []int)
 	go func() { done <- callAll(b, 11, d.entered) }()
 	waitQueued(t, b, 10)

@@ -84,21 +84,16 @@ func (l *Limiter) AllowBatch(ctx context.Context, checks []Check, out []Verdict)
 	})
 	if err != nil && isNoScript(err) {
 		if lerr := l.script.Load(ctx, l.rdb).Err(); lerr != nil {
-			fill(out, Verdict{OK: true, Err: fmt.Errorf("load rate limit script: %w", lerr)})
+			for i := range out {
+				out[i] = Verdict{OK: true, Err: fmt.Errorf("load rate limit script: %w", lerr)}
+			}
 			return
 		}
 		l.AllowBatch(ctx, checks, out)
 		return
 	}
 	for i, c := range cmds {
-		ok, wait, err := verdict([]*redis.Cmd{c})
-		out[i] = Verdict{OK: ok, Wait: wait, Err: err}
-	}
-}
-
-func fill(out []Verdict, v Verdict) {
-	for i := range out {
-		out[i] = v
+		out[i] = verdict(c)
 	}
 }
 
@@ -112,40 +107,36 @@ func (l *Limiter) Key(kind, who, action string) string {
 // trip, and returns how long to wait if any refused. Each check counts
 // independently, as a client's further requests would.
 func (l *Limiter) Allow(ctx context.Context, checks ...Check) (bool, time.Duration, error) {
-	now := l.now().UnixMicro()
-	cmds := make([]*redis.Cmd, 0, len(checks))
-	_, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for _, c := range checks {
-			if !c.Rate.Off() {
-				cmds = append(cmds, l.script.EvalSha(ctx, p, []string{c.Key}, now, c.Rate.interval(), c.Rate.Burst))
-			}
+	on := make([]Check, 0, len(checks))
+	for _, c := range checks {
+		if !c.Rate.Off() {
+			on = append(on, c)
 		}
-		return nil
-	})
-	if err != nil && isNoScript(err) {
-		if err := l.script.Load(ctx, l.rdb).Err(); err != nil {
-			return true, 0, fmt.Errorf("load rate limit script: %w", err)
-		}
-		return l.Allow(ctx, checks...)
 	}
-	if err != nil {
-		return true, 0, fmt.Errorf("rate limit: %w", err)
+	if len(on) == 0 {
+		return true, 0, nil
 	}
-	return verdict(cmds)
-}
-
-func verdict(cmds []*redis.Cmd) (bool, time.Duration, error) {
+	out := make([]Verdict, len(on))
+	l.AllowBatch(ctx, on, out)
 	var wait time.Duration
-	for _, c := range cmds {
-		res, err := c.Int64Slice()
-		if err != nil || len(res) != 2 {
-			return true, 0, fmt.Errorf("rate limit reply %v: %w", res, err)
+	for _, v := range out {
+		if v.Err != nil {
+			return true, 0, v.Err
 		}
-		if res[0] == 0 {
-			wait = max(wait, time.Duration(res[1])*time.Microsecond)
-		}
+		wait = max(wait, v.Wait)
 	}
 	return wait == 0, wait, nil
+}
+
+func verdict(c *redis.Cmd) Verdict {
+	res, err := c.Int64Slice()
+	if err != nil || len(res) != 2 {
+		return Verdict{OK: true, Err: fmt.Errorf("rate limit reply %v: %w", res, err)}
+	}
+	if res[0] == 0 {
+		return Verdict{Wait: time.Duration(res[1]) * time.Microsecond}
+	}
+	return Verdict{OK: true}
 }
 
 func isNoScript(err error) bool {
