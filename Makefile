@@ -18,6 +18,8 @@ SECKILL_REDIS_PORT  ?= 6379
 # each test creates and drops its own seckill_test_* database.
 SECKILL_TEST_MYSQL_DSN  ?= $(SECKILL_DB_USER):$(SECKILL_DB_PASSWORD)@tcp($(SECKILL_DB_HOST):$(SECKILL_DB_PORT))/?parseTime=true&loc=UTC
 SECKILL_TEST_REDIS_ADDR ?= $(SECKILL_REDIS_HOST):$(SECKILL_REDIS_PORT)
+# Seed addresses of a Redis Cluster for the cluster tests; empty: make test starts one.
+SECKILL_TEST_REDIS_CLUSTER ?=
 # Only exported to `run`/`migrate`, so config tests still see a clean env.
 RUN_MYSQL_DSN  := $(SECKILL_DB_USER):$(SECKILL_DB_PASSWORD)@tcp($(SECKILL_DB_HOST):$(SECKILL_DB_PORT))/seckill?parseTime=true&loc=UTC
 RUN_REDIS_ADDR := $(SECKILL_REDIS_HOST):$(SECKILL_REDIS_PORT)
@@ -30,7 +32,7 @@ load_env = eval "$$(scripts/dev-env.sh)"; \
 # Every .go file outside vendor directories.
 GO_FILES = find . -name '*.go' -not -path '*/vendor/*' -not -path './.git/*' -print0
 
-.PHONY: help services chromium build run test migrate seed fmt fmt-check vet clean web-vendor fuzz k6 k6-flash k6-ci k6-browse k6-soak bench
+.PHONY: help services chromium cluster build run test migrate seed fmt fmt-check vet clean web-vendor fuzz k6 k6-flash k6-room k6-ci k6-browse k6-soak bench
 
 help: ## List targets
 	@echo "Targets:"
@@ -62,9 +64,14 @@ migrate: services build ## Apply database migrations
 seed: services build ## Create the demo sales if missing
 	@$(load_env); $(BIN) seed
 
-test: services chromium fmt-check vet ## gofmt check, go vet, then all tests (browser tests too) with -race
+test: services chromium fmt-check vet ## gofmt check, go vet, then all tests (browser, cluster and fault tests too) with -race
+	@cluster='$(SECKILL_TEST_REDIS_CLUSTER)'; [ -n "$$cluster" ] || cluster=$$(scripts/redis-cluster.sh start); \
+	echo "go test against MySQL $(SECKILL_DB_HOST):$(SECKILL_DB_PORT), Redis $(SECKILL_TEST_REDIS_ADDR), Redis Cluster $$cluster"; \
 	SECKILL_TEST_MYSQL_DSN='$(SECKILL_TEST_MYSQL_DSN)' SECKILL_TEST_REDIS_ADDR='$(SECKILL_TEST_REDIS_ADDR)' \
-		$(GO) test -race -count=1 -timeout 15m ./...
+		SECKILL_TEST_REDIS_CLUSTER="$$cluster" $(GO) test -race -count=1 -timeout 15m ./...
+
+cluster: ## Start a local 3-master Redis Cluster (scripts/redis-cluster.sh) and print its addresses
+	@scripts/redis-cluster.sh start
 
 fmt-check: ## Fail listing any file gofmt would change
 	@files="$$($(GO_FILES) | xargs -0 -r gofmt -l)"; \
@@ -93,6 +100,9 @@ k6-flash: k6 ## Rehearse a flash sale against BASE_URL (default the make run ser
 
 k6-ci: services k6 build ## A short k6 flash sale against a throwaway server (CI runs it)
 	scripts/k6-ci.sh
+
+k6-room: k6 ## A sale behind a waiting room against BASE_URL (default the make run server)
+	@$(load_env); ADMIN_TOKEN="$$SECKILL_ADMIN_TOKEN" JWT_SECRET="$$SECKILL_JWT_SECRET" $(K6) run loadtest/waiting_room.js
 
 k6-browse: k6 ## Browse at a constant arrival rate
 	$(K6) run loadtest/browse.js

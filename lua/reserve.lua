@@ -6,18 +6,24 @@
 -- trip; every shopper still gets an answer of their own.
 --
 -- KEYS[1] stock   integer, available stock
--- KEYS[2] meta    hash: starts_ms, ends_ms, limit
+-- KEYS[2] meta    hash: starts_ms, ends_ms, limit, room (admissions per
+--                 second of the sale's waiting room; absent or 0: none)
 -- KEYS[3] buyers  hash: user id -> "orderID:quantity:createdMs"
 -- KEYS[4] idem    hash: user id .. "\n" .. idempotency key -> same value as buyers
 -- KEYS[5] stream  stream of orders to persist
 -- KEYS[6] returns integer: how many times stock has come back (a cancel, an
 --                 admin adding stock, a warm); servers compare it to know
 --                 whether a sold-out answer is still current
+-- KEYS[7] holding sorted set of the waiting room: admitted shoppers who have
+--                 not bought yet (lua/room.lua); a purchase takes its buyer
+--                 out, so the room's count of open admissions stays right
 -- ARGV[1] item id, copied into the stream entries
--- then 5 values per request, starting at ARGV[2]:
+-- then 6 values per request, starting at ARGV[2]:
 --   now (unix ms, the server's injectable clock), user id, quantity >= 1,
 --   order id (ULID) to use if the reservation succeeds,
---   idempotency key ("" for none)
+--   idempotency key ("" for none),
+--   admitted: "1" if the request carries the waiting room's admission for
+--   this shopper and sale (checked by the server's signature), else "0"
 --
 -- Returns {returns, code1, detail1, stock1, code2, detail2, stock2, ...}:
 --   0 OK               detail = new buyer value, stock = stock left
@@ -28,11 +34,14 @@
 --   5 OVER_LIMIT       detail = per-user limit
 --   6 ALREADY          detail = the shopper's existing buyer value
 --   7 SOLD_OUT         stock = stock left (may be > 0 but below quantity)
-local meta = redis.call('HMGET', KEYS[2], 'starts_ms', 'ends_ms', 'limit')
+--   8 NOT_ADMITTED     the sale has a waiting room and the request carries no
+--                      admission from it
+local meta = redis.call('HMGET', KEYS[2], 'starts_ms', 'ends_ms', 'limit', 'room')
+local room = tonumber(meta[4] or '0') > 0
 local returns = tonumber(redis.call('GET', KEYS[6]) or '0')
 local out = {returns}
 
-local function reserve(now, user, qty, orderID, idem)
+local function reserve(now, user, qty, orderID, idem, admitted)
   if not meta[1] then
     return 2, '', 0
   end
@@ -49,6 +58,9 @@ local function reserve(now, user, qty, orderID, idem)
   end
   if now >= tonumber(meta[2]) then
     return 4, meta[2], 0
+  end
+  if room and admitted ~= '1' then
+    return 8, '', 0
   end
   if qty > tonumber(meta[3]) then
     return 5, meta[3], 0
@@ -70,12 +82,15 @@ local function reserve(now, user, qty, orderID, idem)
   redis.call('XADD', KEYS[5], '*',
     'id', orderID, 'item', ARGV[1], 'user', user, 'qty', qty,
     'idem', idem, 'ts', now)
+  if room then
+    redis.call('ZREM', KEYS[7], user)
+  end
   return 0, value, left
 end
 
-for i = 2, #ARGV, 5 do
+for i = 2, #ARGV, 6 do
   local code, detail, left = reserve(tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2]),
-    ARGV[i + 3], ARGV[i + 4])
+    ARGV[i + 3], ARGV[i + 4], ARGV[i + 5])
   out[#out + 1] = code
   out[#out + 1] = detail
   out[#out + 1] = left

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/seckill/seckill/internal/config"
+	"github.com/seckill/seckill/internal/redisconn"
+	"github.com/seckill/seckill/internal/testenv"
 )
 
 func TestAdminCreateItem(t *testing.T) {
@@ -142,7 +144,9 @@ func TestOpsEndpoints(t *testing.T) {
 // unavailable with Retry-After, /readyz says why, and nothing is reserved.
 func TestRedisOutage(t *testing.T) {
 	p := newProxy(t, "127.0.0.1:6379")
-	s := start(t, newClock(t0), func(c *config.Config) { c.RedisAddr = p.Addr() })
+	// The keys live on the real Redis, so they are cleaned up there.
+	_, prefix := testenv.Redis(t)
+	s := start(t, newClock(t0), on(redisconn.Target{Addr: p.Addr()}), func(c *config.Config) { c.RedisPrefix = prefix })
 	id := s.sale(t, 5, 1, t0, t0.Add(time.Hour))
 	tok := s.login(t, "a")
 	p.Close()

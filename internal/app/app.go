@@ -3,6 +3,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,6 +29,8 @@ import (
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/ratelimit"
+	"github.com/seckill/seckill/internal/redisconn"
+	"github.com/seckill/seckill/internal/room"
 	"github.com/seckill/seckill/internal/soldout"
 	"github.com/seckill/seckill/internal/stock"
 	"github.com/seckill/seckill/internal/sync/lock"
@@ -43,21 +46,24 @@ type Options struct {
 
 // App is a running server's parts.
 type App struct {
-	cfg      config.Config
-	log      *slog.Logger
-	db       *gorm.DB
-	rdb      *redis.Client
-	keys     keyspace.Space
-	stock    *stock.Store
-	orders   *order.Store
-	syncer   *stocksync.Syncer
-	metrics  *httpapi.Metrics
-	hub      *dashboard.Hub
-	soldOut  *soldout.Marks
-	gate     *admission.Gate
-	limiter  *ratelimit.Limiter
-	server   *http.Server
-	listener net.Listener
+	cfg       config.Config
+	log       *slog.Logger
+	db        *gorm.DB
+	rdb       redis.UniversalClient
+	keys      keyspace.Space
+	stock     *stock.Store
+	orders    *order.Store
+	hints     *order.Hints
+	syncer    *stocksync.Syncer
+	metrics   *httpapi.Metrics
+	hub       *dashboard.Hub
+	soldOut   *soldout.Marks
+	gate      *admission.Gate
+	limiter   *ratelimit.Limiter
+	rooms     *room.Store
+	roomWatch *room.Watcher
+	server    *http.Server
+	listener  net.Listener
 }
 
 // New connects to MySQL and Redis, migrates, loads the scripts, warms open
@@ -90,7 +96,13 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.soldOut = soldout.New(cfg.SoldOutTTL, now)
 	a.gate = admission.New(cfg.AdmitMultiple, time.Second, now)
 	a.stock.OnReturn(a.stockReturned)
+	a.hints = order.NewHints()
+	a.stock.OnQueued(a.hints.Queued)
 	a.hub = dashboard.New(dashboardSource{catalog.NewStore(a.db), a.syncer}, now, time.Second, a.log)
+	a.rooms = room.New(a.rdb, a.keys)
+	// Ticks five times a second: admission is smooth at any rate, and a
+	// sell-out reaches waiting pages within a fifth of a second.
+	a.roomWatch = room.NewWatcher(a.rooms, a.roomSales(now), now, 200*time.Millisecond, 2*time.Second, a.log)
 	if err := a.listen(now); err != nil {
 		a.Close()
 		return nil, err
@@ -114,11 +126,8 @@ func (a *App) connect(ctx context.Context) error {
 		return err
 	}
 	a.db = db
-	a.rdb = redis.NewClient(&redis.Options{Addr: a.cfg.RedisAddr, PoolSize: 64})
-	if err := a.rdb.Ping(ctx).Err(); err != nil {
-		return fmt.Errorf("connect redis %s: %w", a.cfg.RedisAddr, err)
-	}
-	return nil
+	a.rdb, err = redisconn.Open(ctx, a.cfg.Redis, 64)
+	return err
 }
 
 func (a *App) listen(now func() time.Time) error {
@@ -129,7 +138,7 @@ func (a *App) listen(now func() time.Time) error {
 		Limiter:              a.limiter,
 		Rates:                httpapi.Rates{Shopper: a.cfg.RateShopper, IP: a.cfg.RateIP, Login: a.cfg.RateLogin},
 		RequirePurchaseToken: a.cfg.PurchaseTokens, PurchaseTokenTTL: a.cfg.PurchaseTTL,
-		Gate: a.gate, SecureCookies: a.cfg.SecureCookies,
+		Gate: a.gate, SecureCookies: a.cfg.SecureCookies, Room: a.rooms, RoomEvents: a.roomWatch,
 		SoldOut: a.soldOut,
 		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Syncer: a.syncer,
 		Tokens:     httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
@@ -175,15 +184,17 @@ func (a *App) Run(ctx context.Context) error {
 		return err
 	})
 	g.Go(func() error { return a.hub.Run(workers) })
+	g.Go(func() error { return a.roomWatch.Run(workers) })
 	g.Go(func() error { return a.stock.Run(workers) })
 	g.Go(func() error { return a.limiter.Run(workers) })
 	g.Go(func() error { return soldout.Listen(workers, a.rdb, a.keys.ReturnsChannel(), a.stockReturned, a.log) })
 	jobs := a.syncer.NewJobs(lock.New(a.rdb, a.cfg.RedisPrefix), stocksync.JobsConfig{
 		PaymentTimeout: a.cfg.PaymentTimeout, SweepEvery: a.cfg.SweepEvery, ReconcileEvery: a.cfg.ReconcileEvery,
 	})
+	jobs.OnRun = a.metrics.JobRan
 	g.Go(func() error { return jobs.Run(workers) })
 	for i := range a.cfg.Workers {
-		p := order.NewPersister(a.rdb, a.keys, a.orders, a.syncer, a.metrics, a.persisterConfig(i), a.log)
+		p := order.NewPersister(a.rdb, a.keys, a.orders, a.syncer, a.metrics, a.hints, a.persisterConfig(i), a.log)
 		g.Go(func() error { return p.Run(workers) })
 	}
 	a.log.Info("serving", "addr", a.Addr(), "workers", a.cfg.Workers)
@@ -197,6 +208,25 @@ func (a *App) persisterConfig(i int) order.PersisterConfig {
 		Batch:    a.cfg.BatchSize, Block: time.Second,
 		ClaimIdle: a.cfg.ClaimIdle, ClaimEvery: max(a.cfg.ClaimIdle/2, 100*time.Millisecond),
 		Linger: 20 * time.Millisecond,
+	}
+}
+
+// roomSales lists the open sales that have a waiting room, for the watcher.
+func (a *App) roomSales(now func() time.Time) func(ctx context.Context) ([]room.Sale, error) {
+	items := catalog.NewStore(a.db)
+	return func(ctx context.Context) ([]room.Sale, error) {
+		open, err := items.ListOpen(ctx, now())
+		if err != nil {
+			return nil, err
+		}
+		var out []room.Sale
+		for _, it := range open {
+			if it.RoomRate > 0 {
+				out = append(out, room.Sale{ID: it.ID, StartsAt: it.StartsAt, EndsAt: it.EndsAt,
+					Rules: room.Rules{Rate: float64(it.RoomRate), Window: cmp.Or(a.cfg.PurchaseTTL, 2*time.Minute)}})
+			}
+		}
+		return out, nil
 	}
 }
 

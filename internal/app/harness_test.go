@@ -15,6 +15,7 @@ import (
 
 	"github.com/seckill/seckill/internal/app"
 	"github.com/seckill/seckill/internal/config"
+	"github.com/seckill/seckill/internal/redisconn"
 	"github.com/seckill/seckill/internal/testenv"
 )
 
@@ -60,8 +61,7 @@ func start(tb testing.TB, clk interface{ Now() time.Time }, opts ...option) *ser
 func startLogged(tb testing.TB, clk interface{ Now() time.Time }, log *slog.Logger, opts ...option) *server {
 	tb.Helper()
 	db := testenv.MySQL(tb)
-	_, prefix := testenv.Redis(tb)
-	cfg := config.Config{HTTPAddr: "127.0.0.1:0", MySQLDSN: db.DSN, RedisAddr: testenv.RedisAddr(tb), RedisPrefix: prefix,
+	cfg := config.Config{HTTPAddr: "127.0.0.1:0", MySQLDSN: db.DSN, Redis: redisconn.Target{Addr: testenv.RedisAddr(tb)},
 		AdminToken: adminToken, JWTSecret: jwtSecret, DemoLogin: true, SessionTTL: time.Hour,
 		Workers: 2, BatchSize: 200, ClaimIdle: time.Second, ShutdownTimout: 5 * time.Second,
 		// Reconciliation stays out of the way of tests that drift Redis on
@@ -72,8 +72,15 @@ func startLogged(tb testing.TB, clk interface{ Now() time.Time }, log *slog.Logg
 	for _, o := range opts {
 		o(&cfg)
 	}
+	// After the options: the keys are cleaned up on the Redis they chose.
+	if cfg.RedisPrefix == "" {
+		_, cfg.RedisPrefix = testenv.RedisOn(tb, cfg.Redis)
+	}
 	return launch(tb, clk, log, cfg, db)
 }
+
+// on runs the server on Redis target t (a single Redis or a cluster).
+func on(t redisconn.Target) option { return func(c *config.Config) { c.Redis = t } }
 
 // twin starts a second server sharing s's MySQL database and Redis keys, as
 // a second instance behind a load balancer would.

@@ -147,7 +147,7 @@ func TestReconcileRepairsRedis(t *testing.T) {
 	b := s.sale(t, 10, 1, t0, t0.Add(time.Hour))
 	buyConfirmed(t, s, a, "x1", "x2")
 	buyConfirmed(t, s, b, "y1")
-	rdb := redis.NewClient(&redis.Options{Addr: s.cfg.RedisAddr})
+	rdb := redis.NewClient(&redis.Options{Addr: s.cfg.Redis.Addr})
 	defer rdb.Close()
 	ctx := context.Background()
 	keys := keyspace.New(s.cfg.RedisPrefix)

@@ -10,15 +10,25 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/seckill/seckill/internal/redisconn"
+	"github.com/seckill/seckill/internal/testenv"
 )
 
 // TestHTTPStorm: 10,000 purchase requests from 4,000 shoppers against 1,000
-// units, with duplicates and Idempotency-Key retries, through real HTTP.
-// Exactly 1,000 orders are reserved, each in MySQL exactly once, no shopper
-// holds two, and the stores agree once the stream is drained.
+// units, with duplicates and Idempotency-Key retries, through real HTTP, on
+// a single Redis and on a Redis Cluster. Exactly 1,000 orders are reserved,
+// each in MySQL exactly once, no shopper holds two, and the stores agree
+// once the stream is drained.
 func TestHTTPStorm(t *testing.T) {
+	for _, tgt := range testenv.RedisTargets(t) {
+		t.Run(tgt.Name, func(t *testing.T) { httpStorm(t, tgt.Redis) })
+	}
+}
+
+func httpStorm(t *testing.T, target redisconn.Target) {
 	const shoppers, requests, stock, workers = 4000, 10000, 1000, 32
-	s := start(t, newClock(t0))
+	s := start(t, newClock(t0), on(target))
 	id := s.sale(t, stock, 1, t0, t0.Add(time.Hour))
 	path := "/api/v1/items/" + itoa(id) + "/purchase"
 	tokens := make([]string, shoppers)

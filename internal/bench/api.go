@@ -66,11 +66,16 @@ func (s *seckillServer) do(ctx context.Context, method, path string, body []byte
 type Scrape struct {
 	Outcomes map[string]float64 // seckill_purchases_total by outcome
 	Pending  float64            // seckill_stream_pending_orders
+	// RoundTrips is the coalesced Redis round trips of every operation
+	// (seckill_redis_batch_size_count): an instance with half the requests
+	// coalesces fewer into each.
+	RoundTrips float64
 }
 
 var (
 	reOutcome = regexp.MustCompile(`(?m)^seckill_purchases_total\{outcome="([^"]+)"\} (\S+)$`)
 	rePending = regexp.MustCompile(`(?m)^seckill_stream_pending_orders (\S+)$`)
+	reTrips   = regexp.MustCompile(`(?m)^seckill_redis_batch_size_count\{op="[^"]+"\} (\S+)$`)
 )
 
 // ParseMetrics reads the purchase outcomes and the persistence backlog from
@@ -83,6 +88,13 @@ func ParseMetrics(text string) (Scrape, error) {
 			return Scrape{}, fmt.Errorf("metrics: outcome %s: %w", m[1], err)
 		}
 		sc.Outcomes[m[1]] = v
+	}
+	for _, m := range reTrips.FindAllStringSubmatch(text, -1) {
+		v, err := strconv.ParseFloat(m[1], 64)
+		if err != nil {
+			return Scrape{}, fmt.Errorf("metrics: round trips: %w", err)
+		}
+		sc.RoundTrips += v
 	}
 	m := rePending.FindStringSubmatch(text)
 	if m == nil {

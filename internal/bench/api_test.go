@@ -10,8 +10,8 @@ func TestParseMetrics(t *testing.T) {
 	if sc.Outcomes["reserved"] != 1 || sc.Outcomes["marked_sold_out"] != 3 || len(sc.Outcomes) != 2 {
 		t.Errorf("outcomes = %v, want reserved 1 and marked_sold_out 3", sc.Outcomes)
 	}
-	if sc.Pending != 0 {
-		t.Errorf("pending = %v, want 0", sc.Pending)
+	if sc.Pending != 0 || sc.RoundTrips != 12 {
+		t.Errorf("pending = %v, round trips = %v; want 0 and 12 (11 ratelimit, 1 reserve)", sc.Pending, sc.RoundTrips)
 	}
 	if _, err := ParseMetrics("# nothing here\n"); err == nil {
 		t.Error("ParseMetrics without the backlog gauge: want an error")

@@ -32,7 +32,7 @@ type Config struct {
 }
 
 // Measures are the names -only accepts.
-var Measures = []string{"purchase", "soldout", "latency", "conns", "persist"}
+var Measures = []string{"purchase", "soldout", "latency", "conns", "persist", "scaleout"}
 
 // Wants says whether the run includes measure m.
 func (c Config) Wants(m string) bool {

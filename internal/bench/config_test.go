@@ -26,8 +26,11 @@ func TestParseConfigDefaultsEnvAndFlags(t *testing.T) {
 	if c.Rounds != 1 || c.Duration != 5*time.Second || c.Docs != "docs/benchmarks.md" {
 		t.Errorf("env and flags = %+v", c)
 	}
-	if !c.Wants("persist") || c.Wants("latency") {
+	if !c.Wants("persist") || c.Wants("latency") || c.Wants("scaleout") {
 		t.Errorf("Only = %v: Wants is wrong", c.Only)
+	}
+	if c, err = ParseConfig([]string{"-only", "scaleout"}, env(nil)); err != nil || !c.Wants("scaleout") || c.Wants("purchase") {
+		t.Errorf("-only scaleout: %+v, %v", c.Only, err)
 	}
 }
 

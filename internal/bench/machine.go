@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"database/sql"
+	"net"
 	"os"
 	"os/exec"
 	"runtime"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -107,4 +109,62 @@ func wrkVersion(bin string) string {
 		return f[1]
 	}
 	return "unknown"
+}
+
+// redisPID is the Redis server's process id if it runs on this machine, 0
+// otherwise: the scale-out measure counts its CPU time to show where the
+// machine's cores went.
+func redisPID(ctx context.Context, rdb *redis.Client, addr string) int {
+	info, err := rdb.Info(ctx, "server").Result()
+	if err != nil || !loopback(addr) {
+		return 0
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "process_id:"); ok {
+			pid, _ := strconv.Atoi(v)
+			return localPID(pid, "redis")
+		}
+	}
+	return 0
+}
+
+// mysqlPID is the MySQL server's process id, read from its pid file, if it
+// runs on this machine; 0 otherwise.
+func mysqlPID(ctx context.Context, dsn string) int {
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil || (cfg.Net != "unix" && !loopback(cfg.Addr)) {
+		return 0
+	}
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		return 0
+	}
+	defer db.Close()
+	var file string
+	if err := db.QueryRowContext(ctx, "SELECT @@pid_file").Scan(&file); err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(readFile(file)))
+	return localPID(pid, "mysqld", "mariadbd")
+}
+
+// localPID is pid if this machine runs it under a command name containing
+// one of names, 0 otherwise.
+func localPID(pid int, names ...string) int {
+	comm := readFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	for _, n := range names {
+		if pid > 0 && strings.Contains(comm, n) {
+			return pid
+		}
+	}
+	return 0
+}
+
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return host == "localhost" || (ip != nil && ip.IsLoopback())
 }

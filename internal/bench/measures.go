@@ -149,7 +149,7 @@ func notes(res Results) []string {
 		out = append(out, fmt.Sprintf("The machine was busy with other work when the run began (load average %s on %d cores): its figures swing more than a quiet machine's.",
 			res.Machine.LoadStart, res.Machine.Cores))
 	}
-	if len(res.Purchase)+len(res.SoldOut) > 0 || res.Latency != nil || res.ManyConns != nil {
+	if len(res.Purchase)+len(res.SoldOut)+len(res.ScaleOut) > 0 || res.Latency != nil || res.ManyConns != nil {
 		out = append(out,
 			"Every request comes from 127.0.0.1, so the server ran with SECKILL_RATE_IP=1000000:1000000 (the per-IP limit would otherwise be all that is measured). The per-shopper limit, purchase tokens and the admission gate were at their defaults; SECKILL_PURCHASE_TOKEN_TTL=1h so tokens minted before the rounds outlive the run.",
 			"The generator shares the machine: "+generatorShare(res)+".",
@@ -164,6 +164,7 @@ func notes(res Results) []string {
 			break
 		}
 	}
+	out = append(out, scaleNote(res)...)
 	if res.Latency != nil {
 		out = append(out, "Latency is open-loop (vegeta's library, in the bench process): requests are sent on schedule whether or not earlier ones were answered.")
 	}

@@ -85,7 +85,7 @@ func drainBacklog(ctx context.Context, rdb *redis.Client, dsn, prefix string, or
 	var wg sync.WaitGroup
 	began := time.Now()
 	for i := range defaults.Workers {
-		p := order.NewPersister(rdb, keys, store, refuseRepair{}, obs, order.PersisterConfig{
+		p := order.NewPersister(rdb, keys, store, refuseRepair{}, obs, nil, order.PersisterConfig{
 			Consumer: "bench-" + strconv.Itoa(i), Batch: defaults.BatchSize, Block: time.Second,
 			ClaimIdle: defaults.ClaimIdle, ClaimEvery: max(defaults.ClaimIdle/2, 100*time.Millisecond),
 		}, log)

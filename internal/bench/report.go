@@ -16,11 +16,14 @@ func WriteReport(w io.Writer, res Results) {
 		m.Date, m.CPU, m.Cores, m.Kernel, m.Go, m.Redis, m.MariaDB, m.Wrk, m.LoadStart, m.LoadEnd)
 	fmt.Fprintf(w, "%s\n\n", describeSettings(res.Settings))
 	writeTable(w, []string{"measure", "seckill", "baseline", "ratio", "target", "result"}, rowCells(res.Summary))
-	if len(res.Purchase)+len(res.SoldOut)+len(res.Persist) > 0 || res.Latency != nil {
+	if len(res.Purchase)+len(res.SoldOut)+len(res.Persist)+len(res.ScaleOut)+len(res.ScaleOutSoldOut) > 0 || res.Latency != nil {
 		fmt.Fprintf(w, "\n### Individual runs\n")
 	}
 	writePurchaseRuns(w, res.Purchase)
 	writeSoldOutRuns(w, res.SoldOut)
+	writeScaleRuns(w, "Scale-out, purchases", res.ScaleOut, true)
+	writeScaleRuns(w, "Scale-out, once sold out", res.ScaleOutSoldOut, false)
+	writeScaleCPU(w, res)
 	writePersistRuns(w, res.Persist)
 	writePaced(w, "Paced run", res.Latency)
 	writePaced(w, "The floor at the same rate", res.FloorLatency)
@@ -135,6 +138,11 @@ throughput (vegeta's library), so a slow answer cannot hide by slowing the sende
 paced at the same rate to show what the generator and the machine allow. The persistence figure
 drains a backlog put into a sale's Redis stream in the reserve script's format, with the
 project's own persisters at the server's default settings.
+
+The scale-out figures run the purchase and the sold-out workloads at one server instance and at
+two sharing the database and the Redis prefix (one wrk per instance, the same total connections),
+and count the CPU each part of the machine spent: on two cores a second instance has no idle core
+to use, so the ratio shows what running two costs or gains rather than what more machines would.
 
 Rerun with ` + "`make bench`" + ` (a few minutes; it installs wrk if missing and rewrites this page). Tune
 with ` + "`BENCH_ROUNDS`, `BENCH_DURATION`, `BENCH_CONNECTIONS`" + ` and the other ` + "`BENCH_*`" + ` variables

@@ -31,7 +31,33 @@ func sample() Results {
 			Wrk: WrkResult{Requests: 30000, RPS: 3000, Timeout: 2}},
 		Resources: &Resources{PeakRSS: 50 << 20, PeakRSSAfterConns: 400 << 20, SeckillCPU: 30, Reserved: 212000,
 			FloorCPU: 10, FloorRequests: 144000},
+		ScaleOut: []ScaleOutRound{
+			{Round: 1, One: scaleSide("reserved", 0.125, 7000), Two: scaleSide("reserved", 0.15, 3600, 3800)},
+			{Round: 2, One: scaleSide("reserved", 0.125, 7200), Two: scaleSide("reserved", 0.15, 3500, 3500)},
+			{Round: 3, One: scaleSide("reserved", 0.125, 6800), Two: scaleSide("reserved", 0.15, 3900, 3800)},
+		},
+		ScaleOutSoldOut: []ScaleOutRound{
+			{Round: 1, One: scaleSide("marked_sold_out", 0.05, 36000), Two: scaleSide("marked_sold_out", 0.06, 15000, 15000)},
+		},
 	}
+}
+
+// scaleSide is one side of a scale-out round: an 8 s wrk run per instance
+// at rps, every answer outcome, the servers spending serversPer1000 CPU
+// seconds per 1,000 answers and the machine twice that, one Redis round
+// trip per ten answers.
+func scaleSide(outcome string, serversPer1000 float64, rps ...float64) ScaleCase {
+	c := ScaleCase{Outcomes: map[string]int64{}, MachineBusy: 0.99}
+	for _, r := range rps {
+		c.Wrk = append(c.Wrk, WrkResult{RPS: r, Requests: int64(r * 8)})
+		c.PerInstance = append(c.PerInstance, map[string]int64{outcome: int64(r * 8)})
+		c.RPS += r
+		c.Outcomes[outcome] += int64(r * 8)
+	}
+	n := float64(c.Outcomes[outcome])
+	c.RoundTrips = int64(n / 10)
+	c.CPU = CPUSpent{Servers: serversPer1000 * n / 1000, Redis: 0.02 * n / 1000, Machine: 2 * serversPer1000 * n / 1000}
+	return c
 }
 
 func TestSummarize(t *testing.T) {
@@ -43,6 +69,9 @@ func TestSummarize(t *testing.T) {
 		{"0.50×", "FAIL"},                // 25,000 / 50,000
 		{"—", "FAIL"},                    // two timeouts
 		{"—", "info"}, {"2.04×", "info"}, // RSS; 0.142 s / 0.069 s
+		{"1.06×", "info"}, // scale-out: median 7,400 / 7,000
+		{"1.20×", "info"}, // CPU: 0.150 s / 0.125 s
+		{"0.83×", "info"}, // sold out: 30,000 / 36,000
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("got %d rows, want %d: %+v", len(rows), len(want), rows)
@@ -95,6 +124,14 @@ func TestWriteReport(t *testing.T) {
 		"| floor at the same rate: p50 0.50 ms, p99 2.00 ms (0 errors) |",
 		"The floor at the same rate: 45,000 requests",
 		"- Every request comes from 127.0.0.1",
+		"| two instances 7,400 req/s (both sides: reserved 100%) | one instance 7,000 req/s | 1.06× | — | info |",
+		"| two: seckill 0.150 s, machine-wide 0.300 s | one: seckill 0.125 s, machine-wide 0.250 s | 1.20× |",
+		"| 1 | 7,000 | 7,400 | 3,600 + 3,800 | 1.06× | reserved 100% / reserved 100% | 99% / 99% | 0.0 s / 0.0 s |",
+		"| 1 | 36,000 | 30,000 | 15,000 + 15,000 | 0.83× | marked_sold_out 100% / marked_sold_out 100% | 99% / 99% |\n",
+		"| purchases | two | 0.150 | 0.020 | 0.000 | 0.000 | 0.130 | 0.300 | 100 |",
+		"| once sold out | one | 0.050 | 0.020 | 0.000 | 0.000 | 0.030 | 0.100 | 100 |",
+		"- Scale-out: the second instance is another `seckill serve`",
+		"one wrk -t2 -c128 -d8s at one instance",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
@@ -131,7 +168,8 @@ func TestWriteDocsAndJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(path); !strings.Contains(string(b), `"rows_per_sec": 25000`) {
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), `"rows_per_sec": 25000`) ||
+		!strings.Contains(string(b), `"scale_out_rounds"`) || !strings.Contains(string(b), `"seckill_servers": 7,`) {
 		t.Errorf("%s lacks the raw figures:\n%s", path, b)
 	}
 }

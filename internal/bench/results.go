@@ -23,9 +23,13 @@ type Results struct {
 	FloorLatency *LatencyResult `json:"floor_latency,omitempty"`
 	ManyConns    *ConnsResult   `json:"many_connections,omitempty"`
 	Persist      []PersistRound `json:"persist_rounds,omitempty"`
-	Resources    *Resources     `json:"resources,omitempty"`
-	Summary      []Row          `json:"summary"`
-	Notes        []string       `json:"notes"`
+	// ScaleOut and ScaleOutSoldOut are measure 7: one seckill instance
+	// against two, on the purchase and the sold-out workloads.
+	ScaleOut        []ScaleOutRound `json:"scale_out_rounds,omitempty"`
+	ScaleOutSoldOut []ScaleOutRound `json:"scale_out_sold_out_rounds,omitempty"`
+	Resources       *Resources      `json:"resources,omitempty"`
+	Summary         []Row           `json:"summary"`
+	Notes           []string        `json:"notes"`
 }
 
 // Settings are the knobs the figures depend on.
@@ -66,6 +70,37 @@ type SoldOutRound struct {
 	Seckill  WrkResult        `json:"seckill"`
 	Outcomes map[string]int64 `json:"seckill_outcomes"`
 	Reused   bool             `json:"shoppers_reused"` // the storm outran the shopper list and went round again
+}
+
+// ScaleOutRound is one round of measure 7: the same workload against one
+// instance and against two sharing the database and the Redis prefix.
+type ScaleOutRound struct {
+	Round int       `json:"round"`
+	One   ScaleCase `json:"one_instance"`
+	Two   ScaleCase `json:"two_instances"`
+}
+
+// ScaleCase is one side of a scale-out round: one wrk per instance, all at
+// once, with the configured threads and connections split between them.
+type ScaleCase struct {
+	RPS          float64            `json:"rps"` // the wrk processes' requests per second, summed
+	Wrk          []WrkResult        `json:"wrk"` // one per instance
+	Outcomes     map[string]int64   `json:"seckill_outcomes"`
+	PerInstance  []map[string]int64 `json:"seckill_outcomes_per_instance"`
+	CPU          CPUSpent           `json:"cpu_seconds"`       // from the start of the run until its orders were in MySQL
+	MachineBusy  float64            `json:"machine_busy"`      // share of all cores busy while wrk ran
+	RoundTrips   int64              `json:"redis_round_trips"` // coalesced, every instance and operation
+	DrainSeconds float64            `json:"drain_seconds"`
+	Reused       bool               `json:"shoppers_reused,omitempty"` // sold out only
+}
+
+// CPUSpent is the CPU seconds each part of the system spent in one window.
+type CPUSpent struct {
+	Servers float64 `json:"seckill_servers"` // every seckill instance
+	Redis   float64 `json:"redis"`           // 0 when its process is not on this machine
+	MySQL   float64 `json:"mysql"`           // likewise
+	Wrk     float64 `json:"wrk"`
+	Machine float64 `json:"machine"` // every process and the kernel, on every core
 }
 
 // PersistRound is one round of measure 4.

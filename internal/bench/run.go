@@ -30,6 +30,7 @@ type runner struct {
 	seckill              *seckillServer
 	shoppers             []shopper
 	script               string
+	redisPID, mysqlPID   int // 0 when not on this machine; for the scale-out CPU figures
 }
 
 // Run measures everything cfg asks for, prints the report to stdout, writes
@@ -48,7 +49,7 @@ func Run(ctx context.Context, cfg Config, stdout, progress io.Writer) error {
 	}
 	r := &runner{cfg: cfg, dir: dir, tag: strconv.Itoa(os.Getpid()), rdb: rdb, progress: progress}
 	res := Results{Started: began.UTC(), Machine: describeMachine(ctx, cfg, rdb, began), Settings: settingsOf(cfg, 0)}
-	if cfg.Wants("purchase") || cfg.Wants("soldout") || cfg.Wants("latency") || cfg.Wants("conns") {
+	if cfg.Wants("purchase") || cfg.Wants("soldout") || cfg.Wants("latency") || cfg.Wants("conns") || cfg.Wants("scaleout") {
 		if err := r.serverMeasures(ctx, &res); err != nil {
 			return err
 		}
@@ -76,8 +77,10 @@ func (r *runner) logf(format string, args ...any) {
 	fmt.Fprintf(r.progress, "bench: "+format+"\n", args...)
 }
 
-// serverMeasures runs measures 1, 2, 3, 5 and 6 against processes started
-// once: floor, ceiling and the seckill server.
+// serverMeasures runs measures 1, 2, 7, 3, 5 and 6 against processes
+// started once: floor, ceiling and the seckill server (and, for measure 7, a
+// second instance at times). Scale-out comes before latency so the
+// many-connections run, last, is the only one after the peak RSS reading.
 func (r *runner) serverMeasures(ctx context.Context, res *Results) error {
 	if err := r.startSystems(ctx); err != nil {
 		return err
@@ -92,6 +95,11 @@ func (r *runner) serverMeasures(ctx context.Context, res *Results) error {
 	res.Settings = settingsOf(r.cfg, n)
 	if err := r.throughputRounds(ctx, res); err != nil {
 		return err
+	}
+	if r.cfg.Wants("scaleout") {
+		if err := r.scaleOutRounds(ctx, res); err != nil {
+			return err
+		}
 	}
 	if err := r.latencyAndConns(ctx, res); err != nil {
 		return err

@@ -40,17 +40,15 @@ type seckillServer struct {
 	dbName string
 	rdb    *redis.Client
 	prefix string
+	env    []string // the server's settings less its listening address
+	binary string
 }
 
 // startSeckill migrates a fresh database and starts `seckill serve` on it,
 // waiting for /healthz.
 func startSeckill(ctx context.Context, cfg Config, rdb *redis.Client, dir, tag string) (*seckillServer, error) {
-	addr, err := freeAddr()
-	if err != nil {
-		return nil, err
-	}
-	s := &seckillServer{url: "http://" + addr, admin: randomHex(24), secret: randomHex(32),
-		mysql: cfg.MySQLDSN, dbName: "seckill_bench_" + tag, rdb: rdb, prefix: "seckill-bench-" + tag}
+	s := &seckillServer{admin: randomHex(24), secret: randomHex(32), mysql: cfg.MySQLDSN,
+		dbName: "seckill_bench_" + tag, rdb: rdb, prefix: "seckill-bench-" + tag, binary: cfg.Seckill}
 	dsn, err := withDatabase(cfg.MySQLDSN, s.dbName)
 	if err != nil {
 		return nil, err
@@ -58,20 +56,46 @@ func startSeckill(ctx context.Context, cfg Config, rdb *redis.Client, dir, tag s
 	if err := database.Migrate(ctx, dsn); err != nil { // creates the database
 		return nil, err
 	}
-	env := append([]string{
-		"SECKILL_HTTP_ADDR=" + addr, "SECKILL_MYSQL_DSN=" + dsn, "SECKILL_REDIS_ADDR=" + cfg.RedisAddr,
+	s.env = append([]string{
+		"SECKILL_MYSQL_DSN=" + dsn, "SECKILL_REDIS_ADDR=" + cfg.RedisAddr,
 		"SECKILL_REDIS_PREFIX=" + s.prefix, "SECKILL_ADMIN_TOKEN=" + s.admin, "SECKILL_JWT_SECRET=" + s.secret,
 	}, seckillEnv...)
-	s.child, err = startChild("seckill", filepath.Join(dir, "seckill.log"), withoutSeckillEnv(env), cfg.Seckill, "serve")
-	if err != nil {
+	if err := s.spawn(ctx, filepath.Join(dir, "seckill.log")); err != nil {
 		s.cleanup(ctx)
 		return nil, err
 	}
-	if err := s.waitHealthy(ctx, s.url+"/healthz", time.Minute); err != nil {
-		s.close(ctx)
+	return s, nil
+}
+
+// startPeer starts another `seckill serve` with s's settings on another
+// port: a second instance behind the same load balancer, sharing the
+// database, the Redis prefix and the secrets. Stop it with stop; the
+// database and keys stay s's to remove.
+func (s *seckillServer) startPeer(ctx context.Context, logPath string) (*seckillServer, error) {
+	peer := *s
+	peer.child, peer.url = nil, ""
+	if err := peer.spawn(ctx, logPath); err != nil {
 		return nil, err
 	}
-	return s, nil
+	return &peer, nil
+}
+
+// spawn starts the process on a free port and waits for /healthz.
+func (s *seckillServer) spawn(ctx context.Context, logPath string) error {
+	addr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	env := append([]string{"SECKILL_HTTP_ADDR=" + addr}, s.env...)
+	if s.child, err = startChild("seckill", logPath, withoutSeckillEnv(env), s.binary, "serve"); err != nil {
+		return err
+	}
+	s.url = "http://" + addr
+	if err := s.waitHealthy(ctx, s.url+"/healthz", time.Minute); err != nil {
+		s.stop(20 * time.Second)
+		return err
+	}
+	return nil
 }
 
 // close stops the server and removes its database and keys.

@@ -10,6 +10,9 @@
 --
 -- args[1] file prefix; each line "jwt purchase-token"
 -- args[2] request path
+-- args[3] optional, default 0: the file of this wrk's first thread. A run
+--         split over several wrk processes (one per server instance) gives
+--         each its own range of files, so no shopper is sent twice.
 local threads = 0
 
 function setup(thread)
@@ -18,7 +21,7 @@ function setup(thread)
 end
 
 function init(args)
-  local f = assert(io.open(args[1] .. "." .. index, "rb"))
+  local f = assert(io.open(args[1] .. "." .. (index + tonumber(args[3] or "0")), "rb"))
   data = f:read("*a")
   f:close()
   path, pos, body = args[2], 1, '{"quantity":1}'

@@ -55,6 +55,7 @@ func Summarize(res Results) []Row {
 	if res.Resources != nil {
 		rows = append(rows, resourceRows(*res.Resources)...)
 	}
+	rows = append(rows, scaleRows(res)...)
 	return rows
 }
 
@@ -83,13 +84,7 @@ func soldOutRow(rounds []SoldOutRound) Row {
 		addOutcomes(all, r.Outcomes)
 	}
 	q := ratio(Median(seckill), Median(ceiling))
-	var sold int64
-	for k, v := range all {
-		if soldOut(k) {
-			sold += v
-		}
-	}
-	verdict := judge(q >= targetSoldOut, sold, sumOutcomes(all), "sold out")
+	verdict := judge(q >= targetSoldOut, soldOutAnswers(all), sumOutcomes(all), "sold out")
 	return Row{
 		Measure:  "throughput once sold out (stock 1, bought once)",
 		Seckill:  fmt.Sprintf("%s req/s (%s)", thousands(Median(seckill)), mix(all)),

@@ -22,6 +22,7 @@ type Item struct {
 	StockTotal   int
 	Stock        int
 	PerUserLimit int
+	RoomRate     int // shoppers the waiting room admits per second; 0: no waiting room
 	StartsAt     time.Time
 	EndsAt       time.Time
 	CreatedAt    time.Time
@@ -58,6 +59,7 @@ type Patch struct {
 	PriceCents   *int64
 	StockTotal   *int
 	PerUserLimit *int
+	RoomRate     *int
 	StartsAt     *time.Time
 	EndsAt       *time.Time
 }
@@ -69,6 +71,7 @@ func (p Patch) Apply(it Item) Item {
 	set(&it.PriceCents, p.PriceCents)
 	set(&it.StockTotal, p.StockTotal)
 	set(&it.PerUserLimit, p.PerUserLimit)
+	set(&it.RoomRate, p.RoomRate)
 	set(&it.StartsAt, p.StartsAt)
 	set(&it.EndsAt, p.EndsAt)
 	return it

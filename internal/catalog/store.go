@@ -97,7 +97,7 @@ func (s *Store) Update(ctx context.Context, id int64, p Patch, locked func(cur, 
 		}
 		return tx.Model(&Item{}).Where("id = ?", id).Updates(map[string]any{
 			"name": next.Name, "description": next.Description, "price_cents": next.PriceCents,
-			"per_user_limit": next.PerUserLimit, "starts_at": next.StartsAt, "ends_at": next.EndsAt,
+			"per_user_limit": next.PerUserLimit, "room_rate": next.RoomRate, "starts_at": next.StartsAt, "ends_at": next.EndsAt,
 			"stock_total": next.StockTotal, "stock": gorm.Expr("stock + ?", delta),
 		}).Error
 	})

@@ -11,35 +11,36 @@ import (
 	"time"
 
 	"github.com/seckill/seckill/internal/ratelimit"
+	"github.com/seckill/seckill/internal/redisconn"
 )
 
 // Config is every setting the server takes. The README lists each variable.
 type Config struct {
-	HTTPAddr       string         // SECKILL_HTTP_ADDR
-	MySQLDSN       string         // SECKILL_MYSQL_DSN
-	RedisAddr      string         // SECKILL_REDIS_ADDR
-	RedisPrefix    string         // SECKILL_REDIS_PREFIX
-	AdminToken     string         // SECKILL_ADMIN_TOKEN
-	JWTSecret      string         // SECKILL_JWT_SECRET
-	DemoLogin      bool           // SECKILL_DEMO_LOGIN
-	SessionTTL     time.Duration  // SECKILL_SESSION_TTL
-	Workers        int            // SECKILL_WORKERS
-	BatchSize      int            // SECKILL_BATCH_SIZE
-	ClaimIdle      time.Duration  // SECKILL_CLAIM_IDLE
-	ShutdownTimout time.Duration  // SECKILL_SHUTDOWN_TIMEOUT
-	PaymentTimeout time.Duration  // SECKILL_PAYMENT_TIMEOUT
-	SweepEvery     time.Duration  // SECKILL_SWEEP_INTERVAL
-	ReconcileEvery time.Duration  // SECKILL_RECONCILE_INTERVAL
-	TrustedProxies []string       // SECKILL_TRUSTED_PROXIES: comma-separated IPs or CIDRs
-	RateShopper    ratelimit.Rate // SECKILL_RATE_SHOPPER: purchases per shopper, "rate:burst" or "off"
-	RateIP         ratelimit.Rate // SECKILL_RATE_IP: purchases per client IP
-	RateLogin      ratelimit.Rate // SECKILL_RATE_LOGIN: demo logins per client IP
-	PurchaseTokens bool           // SECKILL_PURCHASE_TOKENS: purchases need a token issued from the opening second
-	PurchaseTTL    time.Duration  // SECKILL_PURCHASE_TOKEN_TTL
-	AdmitMultiple  int            // SECKILL_ADMISSION_MULTIPLE: purchases per second per sale reaching Redis, as a multiple of stock left; 0 = off
-	SecureCookies  bool           // SECKILL_SECURE_COOKIES: mark cookies Secure (behind a proxy that ends TLS)
-	SoldOutTTL     time.Duration  // SECKILL_SOLDOUT_TTL: how long a local sold-out mark answers without Redis; 0 = off
-	PprofAddr      string         // SECKILL_PPROF_ADDR: serve Go's profiler here; empty = off
+	HTTPAddr       string           // SECKILL_HTTP_ADDR
+	MySQLDSN       string           // SECKILL_MYSQL_DSN
+	Redis          redisconn.Target // SECKILL_REDIS_ADDR, or SECKILL_REDIS_ADDRS for a cluster
+	RedisPrefix    string           // SECKILL_REDIS_PREFIX
+	AdminToken     string           // SECKILL_ADMIN_TOKEN
+	JWTSecret      string           // SECKILL_JWT_SECRET
+	DemoLogin      bool             // SECKILL_DEMO_LOGIN
+	SessionTTL     time.Duration    // SECKILL_SESSION_TTL
+	Workers        int              // SECKILL_WORKERS
+	BatchSize      int              // SECKILL_BATCH_SIZE
+	ClaimIdle      time.Duration    // SECKILL_CLAIM_IDLE
+	ShutdownTimout time.Duration    // SECKILL_SHUTDOWN_TIMEOUT
+	PaymentTimeout time.Duration    // SECKILL_PAYMENT_TIMEOUT
+	SweepEvery     time.Duration    // SECKILL_SWEEP_INTERVAL
+	ReconcileEvery time.Duration    // SECKILL_RECONCILE_INTERVAL
+	TrustedProxies []string         // SECKILL_TRUSTED_PROXIES: comma-separated IPs or CIDRs
+	RateShopper    ratelimit.Rate   // SECKILL_RATE_SHOPPER: purchases per shopper, "rate:burst" or "off"
+	RateIP         ratelimit.Rate   // SECKILL_RATE_IP: purchases per client IP
+	RateLogin      ratelimit.Rate   // SECKILL_RATE_LOGIN: demo logins per client IP
+	PurchaseTokens bool             // SECKILL_PURCHASE_TOKENS: purchases need a token issued from the opening second
+	PurchaseTTL    time.Duration    // SECKILL_PURCHASE_TOKEN_TTL
+	AdmitMultiple  int              // SECKILL_ADMISSION_MULTIPLE: purchases per second per sale reaching Redis, as a multiple of stock left; 0 = off
+	SecureCookies  bool             // SECKILL_SECURE_COOKIES: mark cookies Secure (behind a proxy that ends TLS)
+	SoldOutTTL     time.Duration    // SECKILL_SOLDOUT_TTL: how long a local sold-out mark answers without Redis; 0 = off
+	PprofAddr      string           // SECKILL_PPROF_ADDR: serve Go's profiler here; empty = off
 }
 
 // ErrInvalid is returned (wrapped) for a setting that is missing or malformed.
@@ -54,9 +55,10 @@ const MinSecretLen = 32
 func Load(getenv func(string) string) (Config, error) {
 	r := reader{getenv: getenv}
 	c := Config{
-		HTTPAddr:       r.str("SECKILL_HTTP_ADDR", ":8080"),
-		MySQLDSN:       r.str("SECKILL_MYSQL_DSN", "seckill:seckill@tcp(127.0.0.1:3306)/seckill?parseTime=true&loc=UTC"),
-		RedisAddr:      r.str("SECKILL_REDIS_ADDR", "127.0.0.1:6379"),
+		HTTPAddr: r.str("SECKILL_HTTP_ADDR", ":8080"),
+		MySQLDSN: r.str("SECKILL_MYSQL_DSN", "seckill:seckill@tcp(127.0.0.1:3306)/seckill?parseTime=true&loc=UTC"),
+		Redis: redisconn.Target{Addr: r.str("SECKILL_REDIS_ADDR", "127.0.0.1:6379"),
+			Cluster: r.str("SECKILL_REDIS_ADDRS", "")},
 		RedisPrefix:    r.str("SECKILL_REDIS_PREFIX", "seckill"),
 		AdminToken:     r.str("SECKILL_ADMIN_TOKEN", ""),
 		JWTSecret:      r.str("SECKILL_JWT_SECRET", ""),
@@ -100,6 +102,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: SECKILL_WORKERS and SECKILL_BATCH_SIZE must be at least 1", ErrInvalid)
 	case badProxy(c.TrustedProxies) != "":
 		return fmt.Errorf("%w: SECKILL_TRUSTED_PROXIES: %q is neither an IP nor a CIDR", ErrInvalid, badProxy(c.TrustedProxies))
+	case c.Redis.IsCluster() && clusterErr(c.Redis) != nil:
+		return fmt.Errorf("%w: SECKILL_REDIS_ADDRS: %v", ErrInvalid, clusterErr(c.Redis))
 	case c.SoldOutTTL < 0:
 		return fmt.Errorf("%w: SECKILL_SOLDOUT_TTL must not be negative", ErrInvalid)
 	case c.PaymentTimeout <= 0 || c.SweepEvery <= 0 || c.ReconcileEvery <= 0:
@@ -171,6 +175,11 @@ func (r *reader) list(name string) []string {
 		}
 	}
 	return out
+}
+
+func clusterErr(t redisconn.Target) error {
+	_, err := t.Options(0)
+	return err
 }
 
 func badProxy(proxies []string) string {

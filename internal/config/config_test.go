@@ -24,7 +24,7 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.HTTPAddr != ":8080" || c.RedisAddr != "127.0.0.1:6379" || c.RedisPrefix != "seckill" || !c.DemoLogin ||
+	if c.HTTPAddr != ":8080" || c.Redis.Addr != "127.0.0.1:6379" || c.Redis.IsCluster() || c.RedisPrefix != "seckill" || !c.DemoLogin ||
 		!strings.Contains(c.MySQLDSN, "tcp(127.0.0.1:3306)/seckill") || c.Workers != 2 || c.SessionTTL != 24*time.Hour {
 		t.Fatalf("defaults = %+v", c)
 	}
@@ -52,6 +52,9 @@ func TestInvalid(t *testing.T) {
 		"zero workers":     secrets(map[string]string{"SECKILL_WORKERS": "0"}),
 		"bad duration":     secrets(map[string]string{"SECKILL_CLAIM_IDLE": "soon"}),
 		"bad proxy":        secrets(map[string]string{"SECKILL_TRUSTED_PROXIES": "10.0.0.1, proxy.local"}),
+		"cluster no port":  secrets(map[string]string{"SECKILL_REDIS_ADDRS": "10.0.0.1:7000,10.0.0.2"}),
+		"cluster bad url":  secrets(map[string]string{"SECKILL_REDIS_ADDRS": "redis://h:7000?nonsense=1"}),
+		"cluster empty":    secrets(map[string]string{"SECKILL_REDIS_ADDRS": " , "}),
 	}
 	for name, m := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -59,5 +62,23 @@ func TestInvalid(t *testing.T) {
 				t.Fatalf("err = %v, want ErrInvalid", err)
 			}
 		})
+	}
+}
+
+func TestRedisCluster(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"10.0.0.1:7000, 10.0.0.2:7000", "cluster 10.0.0.1:7000,10.0.0.2:7000"},
+		{"10.0.0.1:7000", "cluster 10.0.0.1:7000"}, // one seed is still a cluster
+		{"redis://u:secret@10.0.0.1:7000?addr=10.0.0.2:7001", "cluster 10.0.0.1:7000,10.0.0.2:7001"},
+	}
+	for _, tt := range tests {
+		c, err := config.Load(env(secrets(map[string]string{"SECKILL_REDIS_ADDRS": tt.in})))
+		if err != nil {
+			t.Fatalf("%q: %v", tt.in, err)
+		}
+		o, err := c.Redis.Options(0)
+		if err != nil || !o.IsClusterMode || c.Redis.String() != tt.want {
+			t.Errorf("%q: %s, cluster mode %v, err %v; want %s", tt.in, c.Redis, o != nil && o.IsClusterMode, err, tt.want)
+		}
 	}
 }

@@ -14,20 +14,26 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
-	"github.com/redis/go-redis/v9"
+
+	"github.com/seckill/seckill/internal/redisconn"
+	"github.com/seckill/seckill/internal/testenv"
 )
 
 const howTo = "set SECKILL_TEST_MYSQL_DSN (a DSN without a database name whose user may create seckill_* " +
-	"databases, e.g. seckill:seckill@tcp(127.0.0.1:3306)/?parseTime=true&loc=UTC) and " +
-	"SECKILL_TEST_REDIS_ADDR (e.g. 127.0.0.1:6379); `make services` provides both"
+	"databases, e.g. seckill:seckill@tcp(127.0.0.1:3306)/?parseTime=true&loc=UTC), " +
+	"SECKILL_TEST_REDIS_ADDR (e.g. 127.0.0.1:6379) and SECKILL_TEST_REDIS_CLUSTER (seed addresses, " +
+	"from scripts/redis-cluster.sh start); `make test` provides all three"
 
 // Env is what the test binary found in its environment. TestMain fills it:
 // it is the one place these tests read the environment.
 type Env struct {
-	MySQLDSN  string   // SECKILL_TEST_MYSQL_DSN: the shared MySQL, no database name
-	RedisAddr string   // SECKILL_TEST_REDIS_ADDR: the shared Redis
-	Binary    string   // the server binary TestMain built
-	ProcEnv   []string // the environment children start with (no SECKILL_ variables)
+	MySQLDSN  string // SECKILL_TEST_MYSQL_DSN: the shared MySQL, no database name
+	RedisAddr string // SECKILL_TEST_REDIS_ADDR: the shared Redis
+	// RedisCluster is SECKILL_TEST_REDIS_CLUSTER: seed addresses of the
+	// shared Redis Cluster.
+	RedisCluster string
+	Binary       string   // the server binary TestMain built
+	ProcEnv      []string // the environment children start with (no SECKILL_ variables)
 }
 
 // ChildEnv returns environ without SECKILL_ variables, so a developer's
@@ -71,6 +77,7 @@ type Setup struct {
 	ClaimIdle       time.Duration
 	ShutdownTimeout time.Duration
 	Dir             string
+	Extra           []string // more VAR=value settings for the servers
 }
 
 // NewSetup checks that the shared services answer (failing the test with
@@ -78,8 +85,8 @@ type Setup struct {
 // Cleanup drops the database and deletes the prefix's keys.
 func NewSetup(tb testing.TB, env Env) *Setup {
 	tb.Helper()
-	if env.MySQLDSN == "" || env.RedisAddr == "" {
-		tb.Fatalf("faulttest needs the shared MySQL and Redis: %s", howTo)
+	if env.MySQLDSN == "" || env.RedisAddr == "" || env.RedisCluster == "" {
+		tb.Fatalf("faulttest needs the shared MySQL, Redis and Redis Cluster: %s", howTo)
 	}
 	if env.Binary == "" {
 		tb.Fatal("faulttest: no server binary (TestMain must call BuildServer)")
@@ -89,10 +96,21 @@ func NewSetup(tb testing.TB, env Env) *Setup {
 		JWTSecret: "fault-jwt-secret-" + randomHex(24), ClaimIdle: 2 * time.Second,
 		ShutdownTimeout: 5 * time.Second, Dir: tb.TempDir()}
 	pingMySQL(tb, env.MySQLDSN)
-	pingRedis(tb, env.RedisAddr)
+	for _, t := range env.Redises() {
+		pingRedis(tb, t.Redis)
+		tb.Cleanup(func() { deletePrefix(t.Redis, s.Prefix) })
+	}
 	tb.Cleanup(func() { dropDatabase(s.MySQLBase, s.DBName) })
-	tb.Cleanup(func() { deletePrefix(env.RedisAddr, s.Prefix) })
 	return s
+}
+
+// Redises are the shared Redis and the shared Redis Cluster: the tests
+// that must hold on both run once on each.
+func (e Env) Redises() []testenv.Target {
+	return []testenv.Target{
+		{Name: "single", Redis: redisconn.Target{Addr: e.RedisAddr}},
+		{Name: "cluster", Redis: redisconn.Target{Cluster: e.RedisCluster}},
+	}
 }
 
 // DSN is the DSN of this test's database on MySQLBase.
@@ -132,15 +150,15 @@ func pingMySQL(tb testing.TB, dsn string) {
 	}
 }
 
-func pingRedis(tb testing.TB, addr string) {
+func pingRedis(tb testing.TB, t redisconn.Target) {
 	tb.Helper()
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
-	defer rdb.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		tb.Fatalf("shared Redis (SECKILL_TEST_REDIS_ADDR=%s) does not answer: %v; %s", addr, err, howTo)
+	rdb, err := redisconn.Open(ctx, t, 0)
+	if err != nil {
+		tb.Fatalf("shared Redis %s does not answer: %v; %s", t, err, howTo)
 	}
+	rdb.Close()
 }
 
 // dropDatabase is best effort: a private MySQL may already be gone.
@@ -155,14 +173,13 @@ func dropDatabase(base, name string) {
 	db.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+name+"`")
 }
 
-func deletePrefix(addr, prefix string) {
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
-	defer rdb.Close()
+// deletePrefix is best effort, like dropDatabase.
+func deletePrefix(t redisconn.Target, prefix string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	iter := rdb.Scan(ctx, 0, prefix+":*", 1000).Iterator()
-	for iter.Next(ctx) {
-		rdb.Del(ctx, iter.Val())
+	if rdb, err := redisconn.Open(ctx, t, 0); err == nil {
+		redisconn.DeletePrefix(ctx, rdb, prefix)
+		rdb.Close()
 	}
 }
 

@@ -9,13 +9,25 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill/seckill/internal/faulttest"
+	"github.com/seckill/seckill/internal/redisconn"
 )
 
-func redisClient(t testing.TB, addr string) *redis.Client {
+func redisClient(t testing.TB, red redisconn.Target) redis.UniversalClient {
 	t.Helper()
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	rdb, err := redisconn.Open(context.Background(), red, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { rdb.Close() })
 	return rdb
+}
+
+// onEachRedis runs test once on the shared Redis and once on the shared
+// Redis Cluster, as subtests "single" and "cluster".
+func onEachRedis(t *testing.T, test func(t *testing.T, red redisconn.Target)) {
+	for _, r := range env.Redises() {
+		t.Run(r.Name, func(t *testing.T) { test(t, r.Redis) })
+	}
 }
 
 // logStorm logs the storm's size and what the shoppers saw, and fails on
@@ -39,7 +51,7 @@ func logStorm(t testing.TB, cfg faulttest.StormConfig, res faulttest.Result) {
 // of stream 10 s on: a survivor must have reclaimed them. Entries the dead
 // process had already persisted are not "pending" for the stats, so the
 // sale can look drained before SECKILL_CLAIM_IDLE lets anyone take them.
-func noneHeldBy(t testing.TB, rdb *redis.Client, stream string, pid int) {
+func noneHeldBy(t testing.TB, rdb redis.UniversalClient, stream string, pid int) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		n, err := faulttest.PendingOf(context.Background(), rdb, stream, pid)
@@ -57,7 +69,7 @@ func noneHeldBy(t testing.TB, rdb *redis.Client, stream string, pid int) {
 }
 
 // streamLen is how many orders are queued and not yet persisted.
-func streamLen(t testing.TB, rdb *redis.Client, stream string) int64 {
+func streamLen(t testing.TB, rdb redis.UniversalClient, stream string) int64 {
 	t.Helper()
 	n, err := rdb.XLen(context.Background(), stream).Result()
 	if err != nil {
@@ -66,15 +78,16 @@ func streamLen(t testing.TB, rdb *redis.Client, stream string) int64 {
 	return n
 }
 
-// oneServerStorm starts one server on a fresh setup, a sale of 1,500 units
-// (2 per shopper), and a storm of 3,000 requests by 1,200 shoppers at
-// 1,000 req/s against it: the scene of the kill -9 and SIGTERM tests.
-func oneServerStorm(t *testing.T, seed uint64) (*faulttest.Setup, *faulttest.Server, *sql.DB, *redis.Client,
-	int64, string, faulttest.StormConfig, *faulttest.Storm) {
+// oneServerStorm starts one server on red with a fresh setup, a sale of
+// 1,500 units (2 per shopper), and a storm of 3,000 requests by 1,200
+// shoppers at 1,000 req/s against it: the scene of the kill -9 and SIGTERM
+// tests.
+func oneServerStorm(t *testing.T, seed uint64, red redisconn.Target) (*faulttest.Setup, *faulttest.Server, *sql.DB,
+	redis.UniversalClient, int64, string, faulttest.StormConfig, *faulttest.Storm) {
 	t.Helper()
 	s := faulttest.NewSetup(t, env)
-	srv := faulttest.StartServer(t, s, "server", env.RedisAddr)
-	db, rdb := s.OpenDB(t), redisClient(t, env.RedisAddr)
+	srv := faulttest.StartServer(t, s, "server", red)
+	db, rdb := s.OpenDB(t), redisClient(t, red)
 	id := srv.API.CreateSale(t, 1500, 2)
 	cfg := faulttest.StormConfig{ItemID: id, Shoppers: 1200, Requests: 3000, Workers: 32, Rate: 1000,
 		MaxQty: 2, Secret: s.JWTSecret, Seed: seed}

@@ -5,14 +5,18 @@ import (
 	"time"
 
 	"github.com/seckill/seckill/internal/faulttest"
+	"github.com/seckill/seckill/internal/redisconn"
 )
 
 // TestKill9MidStorm kill -9s the only server while it persists orders, then
 // restarts it on the same database, Redis prefix and port. The dead
 // workers' unacknowledged entries are reclaimed by the new process after
 // SECKILL_CLAIM_IDLE, and every acknowledged order is in MySQL exactly once.
-func TestKill9MidStorm(t *testing.T) {
-	_, srv, db, rdb, id, stream, cfg, storm := oneServerStorm(t, 1)
+// It runs on a single Redis and on a Redis Cluster.
+func TestKill9MidStorm(t *testing.T) { onEachRedis(t, kill9MidStorm) }
+
+func kill9MidStorm(t *testing.T, red redisconn.Target) {
+	_, srv, db, rdb, id, stream, cfg, storm := oneServerStorm(t, 1, red)
 
 	storm.WaitDone(cfg.Requests / 3)
 	dead := srv.Pid()
@@ -34,12 +38,15 @@ func TestKill9MidStorm(t *testing.T) {
 // TestTwoServersOneKilled runs two servers on one database and Redis prefix,
 // spreads the storm over both and kill -9s one while its workers hold
 // entries. The survivor's workers reclaim them (XAUTOCLAIM after
-// SECKILL_CLAIM_IDLE) with nothing lost or doubled.
-func TestTwoServersOneKilled(t *testing.T) {
+// SECKILL_CLAIM_IDLE) with nothing lost or doubled. It runs on a single
+// Redis and on a Redis Cluster.
+func TestTwoServersOneKilled(t *testing.T) { onEachRedis(t, twoServersOneKilled) }
+
+func twoServersOneKilled(t *testing.T, red redisconn.Target) {
 	s := faulttest.NewSetup(t, env)
-	a := faulttest.StartServer(t, s, "server-a", env.RedisAddr)
-	b := faulttest.StartServer(t, s, "server-b", env.RedisAddr)
-	db, rdb := s.OpenDB(t), redisClient(t, env.RedisAddr)
+	a := faulttest.StartServer(t, s, "server-a", red)
+	b := faulttest.StartServer(t, s, "server-b", red)
+	db, rdb := s.OpenDB(t), redisClient(t, red)
 	id := a.API.CreateSale(t, 1500, 2)
 	stream := faulttest.StreamKey(s.Prefix, id)
 	cfg := faulttest.StormConfig{ItemID: id, Shoppers: 1200, Requests: 3000, Workers: 32, Rate: 1000,

@@ -26,10 +26,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	env = faulttest.Env{
-		MySQLDSN:  os.Getenv("SECKILL_TEST_MYSQL_DSN"),
-		RedisAddr: os.Getenv("SECKILL_TEST_REDIS_ADDR"),
-		Binary:    bin,
-		ProcEnv:   faulttest.ChildEnv(os.Environ()),
+		MySQLDSN:     os.Getenv("SECKILL_TEST_MYSQL_DSN"),
+		RedisAddr:    os.Getenv("SECKILL_TEST_REDIS_ADDR"),
+		RedisCluster: os.Getenv("SECKILL_TEST_REDIS_CLUSTER"),
+		Binary:       bin,
+		ProcEnv:      faulttest.ChildEnv(os.Environ()),
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -10,19 +10,23 @@ import (
 	"time"
 
 	"github.com/seckill/seckill/internal/faulttest"
+	"github.com/seckill/seckill/internal/redisconn"
 )
 
 // TestMySQLDownMidStorm stops a private MariaDB for ~10 s mid-storm. Redis
 // alone answers purchases, so shoppers keep getting 202; the queue of
 // unpersisted orders grows; /readyz answers 200 "degraded" naming mysql
 // (Redis down would be 503: only MySQL down means orders are still taken);
-// and once MySQL is back, every order is persisted exactly once.
-func TestMySQLDownMidStorm(t *testing.T) {
+// and once MySQL is back, every order is persisted exactly once. It runs on
+// a single Redis and on a Redis Cluster.
+func TestMySQLDownMidStorm(t *testing.T) { onEachRedis(t, mysqlDownMidStorm) }
+
+func mysqlDownMidStorm(t *testing.T, red redisconn.Target) {
 	const outage = 10 * time.Second
 	s := faulttest.NewSetup(t, env)
 	my := faulttest.StartMariaDB(t, env.ProcEnv, s.Dir)
 	s.MySQLBase = my.BaseDSN()
-	srv := faulttest.StartServer(t, s, "server", env.RedisAddr)
+	srv := faulttest.StartServer(t, s, "server", red)
 	db := s.OpenDB(t)
 	id := srv.API.CreateSale(t, 3000, 2)
 	cfg := faulttest.StormConfig{ItemID: id, Shoppers: 2500, Requests: 3000, Workers: 16, Rate: 200,

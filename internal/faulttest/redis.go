@@ -69,7 +69,7 @@ func (r *Redis) Up(tb testing.TB) time.Duration {
 
 // PendingOf counts the entries of stream that consumers of process pid have
 // read and not acknowledged. Server consumers are named host-pid-index.
-func PendingOf(ctx context.Context, rdb *redis.Client, stream string, pid int) (int64, error) {
+func PendingOf(ctx context.Context, rdb redis.UniversalClient, stream string, pid int) (int64, error) {
 	res, err := rdb.XPending(ctx, stream, keyspace.Group).Result()
 	if err != nil {
 		return 0, err
@@ -93,7 +93,7 @@ func StreamKey(prefix string, item int64) string {
 // entries of stream they read and did not acknowledge (or after timeout,
 // whichever comes first), so the crash leaves work another worker must
 // reclaim. It returns how many entries the dead process held.
-func KillWhenHolding(tb testing.TB, rdb *redis.Client, stream string, victim *Proc, timeout time.Duration) int64 {
+func KillWhenHolding(tb testing.TB, rdb redis.UniversalClient, stream string, victim *Proc, timeout time.Duration) int64 {
 	tb.Helper()
 	ctx := context.Background()
 	pid := victim.Pid()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seckill/seckill/internal/faulttest"
+	"github.com/seckill/seckill/internal/redisconn"
 )
 
 // TestRedisRestartMidStorm kill -9s a private Redis (AOF, appendfsync
@@ -17,8 +18,8 @@ import (
 func TestRedisRestartMidStorm(t *testing.T) {
 	s := faulttest.NewSetup(t, env)
 	red := faulttest.StartRedis(t, env.ProcEnv, s.Dir)
-	srv := faulttest.StartServer(t, s, "server", red.Addr)
-	db, rdb := s.OpenDB(t), redisClient(t, red.Addr)
+	srv := faulttest.StartServer(t, s, "server", redisconn.Target{Addr: red.Addr})
+	db, rdb := s.OpenDB(t), redisClient(t, redisconn.Target{Addr: red.Addr})
 	id := srv.API.CreateSale(t, 2500, 2)
 	stream := faulttest.StreamKey(s.Prefix, id)
 	cfg := faulttest.StormConfig{ItemID: id, Shoppers: 1500, Requests: 3000, Workers: 32, Rate: 600,

@@ -5,16 +5,20 @@ import (
 	"time"
 
 	"github.com/seckill/seckill/internal/faulttest"
+	"github.com/seckill/seckill/internal/redisconn"
 )
 
 // TestIdempotentRetryAfterTimeout has impatient shoppers: each attempt's
 // client timeout is 1–5 ms, so many are abandoned after the server reserved
 // stock. Every shopper retries with its one Idempotency-Key until it gets an
 // answer: each ends with exactly one order in MySQL, the one its 202 named.
-func TestIdempotentRetryAfterTimeout(t *testing.T) {
+// It runs on a single Redis and on a Redis Cluster.
+func TestIdempotentRetryAfterTimeout(t *testing.T) { onEachRedis(t, idempotentRetryAfterTimeout) }
+
+func idempotentRetryAfterTimeout(t *testing.T, red redisconn.Target) {
 	const shoppers = 400
 	s := faulttest.NewSetup(t, env)
-	srv := faulttest.StartServer(t, s, "server", env.RedisAddr)
+	srv := faulttest.StartServer(t, s, "server", red)
 	db := s.OpenDB(t)
 	id := srv.API.CreateSale(t, shoppers, 1)
 	cfg := faulttest.RetryConfig{ItemID: id, Shoppers: shoppers, Workers: 32, MinTimeout: time.Millisecond,

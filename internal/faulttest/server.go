@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/seckill/seckill/internal/redisconn"
 )
 
 // Server is a seckill server process on a fixed loopback port; a restart
@@ -20,15 +22,19 @@ type Server struct {
 }
 
 // StartServer starts `seckill serve` for the setup on a free port and waits
-// until /healthz answers. redisAddr is the Redis it uses (the shared one or
-// a private one).
-func StartServer(tb testing.TB, s *Setup, name, redisAddr string) *Server {
+// until /healthz answers. red is the Redis it uses (the shared one, the
+// shared cluster or a private one).
+func StartServer(tb testing.TB, s *Setup, name string, red redisconn.Target) *Server {
 	tb.Helper()
 	addr := "127.0.0.1:" + strconv.Itoa(FreePort(tb))
+	redisVar := "SECKILL_REDIS_ADDR=" + red.Addr
+	if red.IsCluster() {
+		redisVar = "SECKILL_REDIS_ADDRS=" + red.Cluster
+	}
 	env := append(append([]string{}, s.ProcEnv...),
 		"SECKILL_HTTP_ADDR="+addr,
 		"SECKILL_MYSQL_DSN="+s.DSN(),
-		"SECKILL_REDIS_ADDR="+redisAddr,
+		redisVar,
 		"SECKILL_REDIS_PREFIX="+s.Prefix,
 		"SECKILL_ADMIN_TOKEN="+s.AdminToken,
 		"SECKILL_JWT_SECRET="+s.JWTSecret,
@@ -38,6 +44,7 @@ func StartServer(tb testing.TB, s *Setup, name, redisAddr string) *Server {
 		// are about crashes, not throttling or admission (internal/app tests those).
 		"SECKILL_RATE_SHOPPER=off", "SECKILL_RATE_IP=off", "SECKILL_PURCHASE_TOKENS=false", "SECKILL_ADMISSION_MULTIPLE=0",
 	)
+	env = append(env, s.Extra...)
 	srv := &Server{
 		Proc: NewProc(tb, name, filepath.Join(s.Dir, name+".log"), env, s.Binary, "serve"),
 		Addr: addr, URL: "http://" + addr,

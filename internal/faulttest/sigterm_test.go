@@ -5,15 +5,19 @@ import (
 	"time"
 
 	"github.com/seckill/seckill/internal/faulttest"
+	"github.com/seckill/seckill/internal/redisconn"
 )
 
 // TestSIGTERMMidStorm sends SIGTERM to the server mid-storm. It must exit
 // with code 0 within SECKILL_SHUTDOWN_TIMEOUT plus a small margin, having
 // answered what was in flight; a restarted server drains whatever was still
-// queued, and no acknowledged order is lost.
-func TestSIGTERMMidStorm(t *testing.T) {
+// queued, and no acknowledged order is lost. It runs on a single Redis and
+// on a Redis Cluster.
+func TestSIGTERMMidStorm(t *testing.T) { onEachRedis(t, sigtermMidStorm) }
+
+func sigtermMidStorm(t *testing.T, red redisconn.Target) {
 	const margin = 3 * time.Second
-	s, srv, db, rdb, id, stream, cfg, storm := oneServerStorm(t, 3)
+	s, srv, db, rdb, id, stream, cfg, storm := oneServerStorm(t, 3, red)
 
 	storm.WaitDone(cfg.Requests / 3)
 	pid, sentAfter, sent := srv.Pid(), storm.Done(), time.Now()

@@ -18,13 +18,14 @@ type itemInput struct {
 	PriceCents   *int64  `json:"price_cents"`
 	StockTotal   *int    `json:"stock_total"`
 	PerUserLimit *int    `json:"per_user_limit"`
+	RoomRate     *int    `json:"room_rate"`
 	StartsAt     *string `json:"starts_at"`
 	EndsAt       *string `json:"ends_at"`
 }
 
 func (in itemInput) patch() (catalog.Patch, error) {
 	p := catalog.Patch{Name: in.Name, Description: in.Description, PriceCents: in.PriceCents,
-		StockTotal: in.StockTotal, PerUserLimit: in.PerUserLimit}
+		StockTotal: in.StockTotal, PerUserLimit: in.PerUserLimit, RoomRate: in.RoomRate}
 	var err error
 	if p.StartsAt, err = parseTime("starts_at", in.StartsAt); err != nil {
 		return p, err
@@ -61,6 +62,8 @@ func validate(it catalog.Item) error {
 		return invalid("stock_total", "stock_total must be from 1 to 10000000")
 	case it.PerUserLimit < 1 || it.PerUserLimit > it.StockTotal:
 		return invalid("per_user_limit", "per_user_limit must be from 1 to stock_total")
+	case it.RoomRate < 0 || it.RoomRate > 100_000:
+		return invalid("room_rate", "room_rate must be from 0 (no waiting room) to 100000 shoppers per second")
 	case it.StartsAt.IsZero():
 		return invalid("starts_at", "starts_at is required")
 	case it.EndsAt.IsZero():

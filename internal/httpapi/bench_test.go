@@ -24,7 +24,7 @@ func BenchmarkVerifyToken(b *testing.B) {
 
 // BenchmarkPurchaseToken is the purchase token check every purchase pays.
 func BenchmarkPurchaseToken(b *testing.B) {
-	p := newPurchaseTokens("bench-secret-0123456789abcdef0123456789", time.Minute)
+	p := newPurchaseTokens("bench-secret-0123456789abcdef0123456789", purchaseKind, time.Minute)
 	now := time.Now()
 	tok, _ := p.issue("shopper-42", 7, now)
 	for b.Loop() {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/order"
+	"github.com/seckill/seckill/internal/room"
 	"github.com/seckill/seckill/internal/stock"
 )
 
@@ -49,6 +50,9 @@ var errorTable = []struct {
 	{errOrderPending, apiErr(http.StatusConflict, "order_pending", "your order is still being saved; try again in a moment")},
 	{stock.ErrNotStarted, apiErr(http.StatusForbidden, "not_started", "the sale has not started yet")},
 	{stock.ErrEnded, apiErr(http.StatusForbidden, "ended", "the sale has ended")},
+	{stock.ErrNotAdmitted, apiErr(http.StatusForbidden, "not_admitted",
+		"this sale sells through its waiting room: join it, and buy with the token it gives you once admitted")},
+	{room.ErrNotWarmed, apiErr(http.StatusServiceUnavailable, "unavailable", "the sale is getting ready; try again")},
 	{stock.ErrOverLimit, &Error{Status: http.StatusBadRequest, Code: "invalid_quantity",
 		Message: "quantity is above the per-shopper limit", Field: "quantity"}},
 	{stock.ErrSoldOut, apiErr(http.StatusGone, "sold_out", "sold out")},

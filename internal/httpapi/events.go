@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"time"
@@ -21,15 +22,8 @@ const ssePing = 15 * time.Second
 func (s *Server) events(c *gin.Context) {
 	ch, stop := s.Events.Subscribe()
 	defer stop()
-	h := c.Writer.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no") // proxies must not buffer the stream
-	c.Status(http.StatusOK)
-	io.WriteString(c.Writer, "retry: 2000\n\n")
-	c.Writer.Flush()
-	ping := time.NewTicker(ssePing)
-	defer ping.Stop()
+	sse := startSSE(c)
+	defer sse.stop()
 	for {
 		select {
 		case <-c.Request.Context().Done():
@@ -37,13 +31,47 @@ func (s *Server) events(c *gin.Context) {
 		case <-s.Stopping:
 			return
 		case b := <-ch:
-			io.WriteString(c.Writer, "event: stats\ndata: ")
-			c.Writer.Write(b)
-			io.WriteString(c.Writer, "\n\n")
-			c.Writer.Flush()
-		case <-ping.C:
-			io.WriteString(c.Writer, ": ping\n\n")
-			c.Writer.Flush()
+			sse.sendRaw("stats", b)
+		case <-sse.ping.C:
+			sse.keepAlive()
 		}
 	}
+}
+
+// sseStream writes one Server-Sent Events response.
+type sseStream struct {
+	c    *gin.Context
+	ping *time.Ticker // a comment every ssePing keeps proxies from closing an idle stream
+}
+
+func startSSE(c *gin.Context) *sseStream {
+	h := c.Writer.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // proxies must not buffer the stream
+	c.Status(http.StatusOK)
+	io.WriteString(c.Writer, "retry: 2000\n\n")
+	c.Writer.Flush()
+	return &sseStream{c: c, ping: time.NewTicker(ssePing)}
+}
+
+func (s *sseStream) stop() { s.ping.Stop() }
+
+func (s *sseStream) sendRaw(event string, data []byte) {
+	io.WriteString(s.c.Writer, "event: "+event+"\ndata: ")
+	s.c.Writer.Write(data)
+	io.WriteString(s.c.Writer, "\n\n")
+	s.c.Writer.Flush()
+}
+
+func (s *sseStream) send(event string, v any) {
+	b, err := json.Marshal(v)
+	if err == nil {
+		s.sendRaw(event, b)
+	}
+}
+
+func (s *sseStream) keepAlive() {
+	io.WriteString(s.c.Writer, ": ping\n\n")
+	s.c.Writer.Flush()
 }

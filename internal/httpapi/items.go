@@ -18,6 +18,7 @@ type itemJSON struct {
 	StockTotal   int       `json:"stock_total"`
 	StockLeft    int       `json:"stock_left"`
 	PerUserLimit int       `json:"per_user_limit"`
+	RoomRate     int       `json:"room_rate"`
 	StartsAt     time.Time `json:"starts_at"`
 	EndsAt       time.Time `json:"ends_at"`
 	Status       string    `json:"status"`
@@ -32,7 +33,7 @@ func present(it catalog.Item, levels map[int64]int64, now time.Time) itemJSON {
 		left = int(n)
 	}
 	return itemJSON{ID: it.ID, Name: it.Name, Description: it.Description, PriceCents: it.PriceCents,
-		StockTotal: it.StockTotal, StockLeft: left, PerUserLimit: it.PerUserLimit,
+		StockTotal: it.StockTotal, StockLeft: left, PerUserLimit: it.PerUserLimit, RoomRate: it.RoomRate,
 		StartsAt: it.StartsAt.UTC(), EndsAt: it.EndsAt.UTC(), Status: it.Status(now, left)}
 }
 

@@ -19,6 +19,7 @@ type Metrics struct {
 	purchaseLt prometheus.Histogram
 	requests   *prometheus.HistogramVec
 	persisted  prometheus.Counter
+	jobRuns    *prometheus.CounterVec
 	rejected   prometheus.Counter
 	batches    *prometheus.HistogramVec
 	// markedSoldOut is purchases{outcome="marked_sold_out"}, looked up once.
@@ -40,6 +41,9 @@ func NewMetrics(streamLag func() float64) *Metrics {
 			Name: "seckill_http_request_duration_seconds", Help: "HTTP requests by route and status.",
 			Buckets: prometheus.DefBuckets,
 		}, []string{"route", "status"}),
+		jobRuns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "seckill_job_runs_total", Help: "Runs of the singleton jobs (sweeper, reconcile) made by this server.",
+		}, []string{"job"}),
 		persisted: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "seckill_orders_persisted_total", Help: "Orders written to MySQL by the stream workers.",
 		}),
@@ -55,13 +59,16 @@ func NewMetrics(streamLag func() float64) *Metrics {
 	lag := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "seckill_stream_pending_orders", Help: "Orders reserved in Redis and not yet persisted to MySQL.",
 	}, streamLag)
-	m.reg.MustRegister(m.purchases, m.purchaseLt, m.requests, m.persisted, m.rejected, m.batches, lag,
+	m.reg.MustRegister(m.purchases, m.purchaseLt, m.requests, m.persisted, m.rejected, m.batches, m.jobRuns, lag,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
 // Handler serves the metrics.
 func (m *Metrics) Handler() http.Handler { return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}) }
+
+// JobRan counts a run of a singleton job by this server.
+func (m *Metrics) JobRan(job string) { m.jobRuns.WithLabelValues(job).Inc() }
 
 // Persisted counts orders written to MySQL (order.Observer).
 func (m *Metrics) Persisted(n int) { m.persisted.Add(float64(n)) }

@@ -74,7 +74,7 @@ func (s *Server) purchaseRequest(c *gin.Context) (stock.Request, error) {
 		return stock.Request{}, invalid("Idempotency-Key", "Idempotency-Key must be 1-128 visible ASCII characters")
 	}
 	return stock.Request{ItemID: id, UserID: userOf(c), Quantity: qty, OrderID: s.NewOrderID(),
-		IdempotencyKey: key, Now: s.Now()}, nil
+		IdempotencyKey: key, Now: s.Now(), Admitted: c.GetBool(admittedKey)}, nil
 }
 
 // purchaseQuantity reads the body's quantity, 1 if the body is empty.

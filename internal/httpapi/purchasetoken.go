@@ -30,9 +30,16 @@ type purchaseTokens struct {
 	ttl time.Duration
 }
 
-func newPurchaseTokens(jwtSecret string, ttl time.Duration) purchaseTokens {
+// Token kinds: each has a key of its own derived from the JWT secret, so no
+// JWT verifies as a token and no purchase token as an admission.
+const (
+	purchaseKind  = "seckill purchase token"
+	admissionKind = "seckill admission token" // the waiting room's: see room.go
+)
+
+func newPurchaseTokens(jwtSecret, kind string, ttl time.Duration) purchaseTokens {
 	mac := hmac.New(sha256.New, []byte(jwtSecret))
-	mac.Write([]byte("seckill purchase token")) // a key of its own: no JWT verifies as one
+	mac.Write([]byte(kind))
 	return purchaseTokens{key: mac.Sum(nil), ttl: ttl}
 }
 
@@ -43,11 +50,15 @@ func (p purchaseTokens) mac(user string, item int64, exp int64) []byte {
 }
 
 func (p purchaseTokens) issue(user string, item int64, now time.Time) (string, time.Time) {
-	exp := now.Add(p.ttl)
+	return p.issueUntil(user, item, now.Add(p.ttl)), now.Add(p.ttl)
+}
+
+// issueUntil returns a token that expires at exp.
+func (p purchaseTokens) issueUntil(user string, item int64, exp time.Time) string {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(exp.UnixMilli()))
 	enc := base64.RawURLEncoding
-	return enc.EncodeToString(b[:]) + "." + enc.EncodeToString(p.mac(user, item, exp.UnixMilli())), exp
+	return enc.EncodeToString(b[:]) + "." + enc.EncodeToString(p.mac(user, item, exp.UnixMilli()))
 }
 
 func (p purchaseTokens) valid(token, user string, item int64, now time.Time) bool {
@@ -62,7 +73,11 @@ func (p purchaseTokens) valid(token, user string, item int64, now time.Time) boo
 	return now.UnixMilli() < exp && hmac.Equal(sig, p.mac(user, item, exp))
 }
 
-// purchaseToken issues a token from the opening second until the end.
+var errWaitingRoom = apiErr(http.StatusForbidden, "waiting_room",
+	"this sale sells through its waiting room: join it, and it gives you a token once you are admitted")
+
+// purchaseToken issues a token from the opening second until the end; a
+// sale with a waiting room issues its tokens through the room instead.
 func (s *Server) purchaseToken(c *gin.Context) {
 	it, ok := s.itemFromPath(c)
 	if !ok {
@@ -70,6 +85,9 @@ func (s *Server) purchaseToken(c *gin.Context) {
 	}
 	now := s.Now()
 	switch {
+	case it.RoomRate > 0:
+		writeError(c, errWaitingRoom)
+		return
 	case now.Before(it.StartsAt):
 		writeError(c, stock.ErrNotStarted)
 		return
@@ -81,18 +99,28 @@ func (s *Server) purchaseToken(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"token": tok, "expires_at": exp.UTC()})
 }
 
+// admittedKey marks a purchase that carries the waiting room's admission.
+const admittedKey = "seckill.admitted"
+
 // requirePurchaseToken refuses a purchase without a valid token for this
-// shopper and sale, before anything else runs.
+// shopper and sale, before anything else runs. An admission token from the
+// waiting room counts as one and marks the purchase admitted; the reserve
+// script refuses purchases of a room's sale that are not.
 func (s *Server) requirePurchaseToken(c *gin.Context) {
-	if !s.RequirePurchaseToken {
-		return
-	}
 	id, err := pathID(c, errItemNotFound)
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	if !s.purchaseTok.valid(c.GetHeader(PurchaseTokenHeader), userOf(c), id, s.Now()) {
+	tok := c.GetHeader(PurchaseTokenHeader)
+	if tok != "" && s.admissionTok.valid(tok, userOf(c), id, s.Now()) {
+		c.Set(admittedKey, true)
+		return
+	}
+	if !s.RequirePurchaseToken {
+		return
+	}
+	if !s.purchaseTok.valid(tok, userOf(c), id, s.Now()) {
 		s.Metrics.purchases.WithLabelValues("invalid_purchase_token").Inc()
 		writeError(c, errBadPurchaseToken)
 	}
@@ -105,7 +133,7 @@ type PurchaseTokenMinter struct{ p purchaseTokens }
 // NewPurchaseTokenMinter mints tokens for a server whose JWT secret is
 // jwtSecret; each lives for ttl.
 func NewPurchaseTokenMinter(jwtSecret string, ttl time.Duration) PurchaseTokenMinter {
-	return PurchaseTokenMinter{newPurchaseTokens(jwtSecret, ttl)}
+	return PurchaseTokenMinter{newPurchaseTokens(jwtSecret, purchaseKind, ttl)}
 }
 
 // Issue returns user's token for item, valid from now.

@@ -78,6 +78,8 @@ type Deps struct {
 	// opening second (GET .../purchase-token); PurchaseTokenTTL is its life.
 	RequirePurchaseToken bool
 	PurchaseTokenTTL     time.Duration
+	Room                 Room            // the waiting rooms of sales that have one
+	RoomEvents           RoomEvents      // their live standings
 	Gate                 *admission.Gate // nil: every purchase reaches Redis
 	SoldOut              *soldout.Marks  // nil: no local sold-out marks
 	// SecureCookies marks session cookies Secure even when this server
@@ -100,13 +102,17 @@ type Server struct {
 	adminDigest [32]byte
 	adminSess   adminSessions
 	purchaseTok purchaseTokens
+	// admissionTok signs the waiting room's admissions; each expires when
+	// the shopper's window to buy does.
+	admissionTok purchaseTokens
 }
 
 // New returns the Gin engine with every route.
 func New(d Deps) *gin.Engine {
 	s := &Server{Deps: d, tokens: d.Tokens, adminDigest: sha256.Sum256([]byte(d.AdminToken)),
-		adminSess:   newAdminSessions(string(d.Tokens.secret), d.AdminToken, d.Now),
-		purchaseTok: newPurchaseTokens(string(d.Tokens.secret), cmp.Or(d.PurchaseTokenTTL, 2*time.Minute))}
+		adminSess:    newAdminSessions(string(d.Tokens.secret), d.AdminToken, d.Now),
+		purchaseTok:  newPurchaseTokens(string(d.Tokens.secret), purchaseKind, cmp.Or(d.PurchaseTokenTTL, 2*time.Minute)),
+		admissionTok: newPurchaseTokens(string(d.Tokens.secret), admissionKind, cmp.Or(d.PurchaseTokenTTL, 2*time.Minute))}
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	// Gin trusts X-Forwarded-For from anyone unless told otherwise; a client
@@ -145,6 +151,9 @@ func New(d Deps) *gin.Engine {
 	shop := v1.Group("", s.shopper)
 	shop.GET("/session", s.whoami)
 	shop.GET("/items/:id/purchase-token", s.limit("token"), s.purchaseToken)
+	shop.POST("/items/:id/room", s.limit("room"), s.joinRoom)
+	shop.GET("/items/:id/room", s.limit("room"), s.getRoom)
+	v1.GET("/items/:id/room/events", s.roomEvents)
 	// A sale this server has seen sell out is answered before anything else,
 	// sign-in included: stock levels are public, and that storm must cost
 	// nothing.

@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"net"
+	"strings"
 	"syscall"
 
 	"github.com/go-sql-driver/mysql"
@@ -22,5 +23,24 @@ func isUnavailable(err error) bool {
 		errors.Is(err, driver.ErrBadConn) ||
 		errors.Is(err, mysql.ErrInvalidConn) ||
 		errors.Is(err, redis.ErrClosed) ||
-		errors.Is(err, redis.ErrPoolTimeout)
+		errors.Is(err, redis.ErrPoolTimeout) ||
+		redisBusy(err)
+}
+
+// redisBusy reports the answers of a Redis that is there but cannot serve
+// for now: a cluster without a master for some slot (CLUSTERDOWN, until a
+// failover or a restart), a slot being moved (TRYAGAIN), a node loading its
+// data (LOADING) or a replica cut off from its master (MASTERDOWN).
+func redisBusy(err error) bool {
+	var rerr redis.Error
+	if !errors.As(err, &rerr) {
+		return false
+	}
+	msg := rerr.Error()
+	for _, p := range []string{"CLUSTERDOWN", "TRYAGAIN", "LOADING", "MASTERDOWN"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -94,5 +94,5 @@ func (k Item) Returns() string { return k.base + "returns" }
 
 // ReserveKeys is KEYS for lua/reserve.lua, in its order.
 func (k Item) ReserveKeys() []string {
-	return []string{k.Stock(), k.Meta(), k.Buyers(), k.Idempotency(), k.Stream(), k.Returns()}
+	return []string{k.Stock(), k.Meta(), k.Buyers(), k.Idempotency(), k.Stream(), k.Returns(), k.RoomHolding()}
 }

@@ -43,6 +43,12 @@ type PersisterConfig struct {
 // from every item stream, writes them to MySQL in batches, then XACKs and
 // XDELs them. Entries another worker read but never acknowledged (it
 // crashed) are taken over with XAUTOCLAIM after ClaimIdle.
+//
+// Streams are read one XREADGROUP each, pipelined, never one command over
+// several streams: on a Redis Cluster the streams of different sales live in
+// different slots, and a multi-stream read would fail with CROSSSLOT. Which
+// streams to read is decided each round (see streamSet): the ones with work
+// lately, the ones a hint names, and every registered stream once per Block.
 type Persister struct {
 	rdb    redis.UniversalClient
 	keys   keyspace.Space
@@ -51,39 +57,51 @@ type Persister struct {
 	obs    Observer
 	cfg    PersisterConfig
 	log    *slog.Logger
+	hints  *hintSub
 }
 
-// NewPersister returns a worker; obs may be nil.
+// NewPersister returns a worker; obs and hints may be nil.
 func NewPersister(rdb redis.UniversalClient, keys keyspace.Space, store *Store, repair Repairer,
-	obs Observer, cfg PersisterConfig, log *slog.Logger) *Persister {
+	obs Observer, hints *Hints, cfg PersisterConfig, log *slog.Logger) *Persister {
 	if obs == nil {
 		obs = nopObserver{}
 	}
-	return &Persister{rdb: rdb, keys: keys, store: store, repair: repair, obs: obs, cfg: cfg, log: log}
+	return &Persister{rdb: rdb, keys: keys, store: store, repair: repair, obs: obs, cfg: cfg, log: log,
+		hints: hints.subscribe()}
 }
+
+// Idle rounds wait from minIdle, doubling up to the sweep interval.
+const minIdle = 2 * time.Millisecond
 
 // Run consumes until ctx ends. A batch already read is finished (written and
 // acknowledged) even after ctx ends, so a graceful stop loses no work; it
 // returns nil then.
 func (p *Persister) Run(ctx context.Context) error {
 	var lastClaim time.Time
+	set := newStreamSet(p.cfg.Block)
+	idle := minIdle
 	for ctx.Err() == nil {
-		streams, err := p.streams(ctx)
-		if err != nil || len(streams) == 0 {
+		if err := set.refresh(ctx, p.registered); err != nil {
 			p.pause(ctx, err)
 			continue
 		}
 		if time.Since(lastClaim) >= p.cfg.ClaimEvery {
 			lastClaim = time.Now()
-			p.reclaim(ctx, streams)
+			p.reclaim(ctx, set.all)
 		}
-		msgs, err := p.read(ctx, streams)
-		if err != nil {
-			p.pause(ctx, err)
+		msgs, busy, err := p.read(ctx, set.targets(p.hinted(), time.Now()))
+		if err != nil && ctx.Err() == nil {
+			p.log.Warn("persister: read failed", "consumer", p.cfg.Consumer, "err", err)
+		}
+		set.saw(busy, time.Now())
+		if len(msgs) == 0 {
+			p.idle(ctx, idle)
+			idle = min(2*idle, p.cfg.Block)
 			continue
 		}
+		idle = minIdle
 		p.handle(ctx, msgs)
-		if len(msgs) > 0 && len(msgs) < p.cfg.Batch/4 {
+		if len(msgs) < p.cfg.Batch/4 {
 			wait(ctx, p.cfg.Linger)
 		}
 	}
@@ -97,7 +115,28 @@ func (p *Persister) pause(ctx context.Context, err error) {
 	wait(ctx, p.cfg.Block)
 }
 
-func (p *Persister) streams(ctx context.Context) ([]string, error) {
+// idle waits up to d, or less if a hint arrives.
+func (p *Persister) idle(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	case <-p.hints.ready: // the next round takes the hinted sales
+	}
+}
+
+func (p *Persister) hinted() []string {
+	ids := p.hints.take()
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = p.keys.Item(id).Stream()
+	}
+	return out
+}
+
+// registered lists the stream of every warmed sale.
+func (p *Persister) registered(ctx context.Context) ([]string, error) {
 	ids, err := p.rdb.SMembers(ctx, p.keys.Registry()).Result()
 	if err != nil {
 		return nil, fmt.Errorf("list streams: %w", err)
@@ -111,26 +150,37 @@ func (p *Persister) streams(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-func (p *Persister) read(ctx context.Context, streams []string) ([]redis.XMessage, error) {
-	args := make([]string, 0, 2*len(streams))
-	args = append(args, streams...)
-	for range streams {
-		args = append(args, ">")
+// read takes up to a batch of new entries from each stream, one
+// non-blocking XREADGROUP per stream in one pipeline (go-redis splits it by
+// node on a cluster). Streams that answer are read even if others fail; the
+// first failure is returned beside what was read, and so are the streams
+// that had entries.
+func (p *Persister) read(ctx context.Context, streams []string) (msgs []redis.XMessage, busy []string, first error) {
+	if len(streams) == 0 {
+		return nil, nil, nil
 	}
-	res, err := p.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-		Group: keyspace.Group, Consumer: p.cfg.Consumer, Streams: args, Count: int64(p.cfg.Batch), Block: p.cfg.Block,
-	}).Result()
-	if errors.Is(err, redis.Nil) {
-		return nil, nil
+	cmds := make([]*redis.XStreamSliceCmd, len(streams))
+	p.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for i, s := range streams {
+			cmds[i] = pl.XReadGroup(ctx, &redis.XReadGroupArgs{
+				Group: keyspace.Group, Consumer: p.cfg.Consumer, Streams: []string{s, ">"},
+				Count: int64(p.cfg.Batch), Block: -1, // -1: no BLOCK argument at all
+			})
+		}
+		return nil
+	})
+	for i, c := range cmds {
+		res, err := c.Result()
+		if err != nil && !errors.Is(err, redis.Nil) && first == nil {
+			first = fmt.Errorf("read stream %s: %w", streams[i], err)
+		}
+		for _, s := range res {
+			if len(s.Messages) > 0 {
+				msgs, busy = append(msgs, s.Messages...), append(busy, streams[i])
+			}
+		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read streams: %w", err)
-	}
-	var msgs []redis.XMessage
-	for _, s := range res {
-		msgs = append(msgs, s.Messages...)
-	}
-	return msgs, nil
+	return msgs, busy, first
 }
 
 // reclaim takes over entries left pending by a dead worker.

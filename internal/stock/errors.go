@@ -14,6 +14,7 @@ var (
 	ErrNotWarmed           = errors.New("stock: sale not warmed in redis")
 	ErrNotStarted          = errors.New("stock: sale not started")
 	ErrEnded               = errors.New("stock: sale ended")
+	ErrNotAdmitted         = errors.New("stock: the sale has a waiting room and the shopper was not admitted")
 	ErrOverLimit           = errors.New("stock: quantity above the per-user limit")
 	ErrAlreadyPurchased    = errors.New("stock: shopper already holds an order for this item")
 	ErrSoldOut             = errors.New("stock: sold out")

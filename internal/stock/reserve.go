@@ -20,6 +20,9 @@ type Request struct {
 	OrderID        string // used if the reservation succeeds
 	IdempotencyKey string // "" for none
 	Now            time.Time
+	// Admitted says the request carries the waiting room's admission for
+	// this shopper and sale; a sale with a waiting room refuses others.
+	Admitted bool
 }
 
 // Reservation is a successful (or replayed) reservation.
@@ -39,9 +42,9 @@ type Outcome struct {
 
 // Reserve runs lua/reserve.lua for r. Once Run has started, concurrent calls
 // share script calls (see ReserveBatch). It returns ErrNotWarmed,
-// ErrNotStarted, ErrEnded, ErrOverLimit, *AlreadyPurchasedError,
-// *SoldOutError or ErrIdempotencyConflict when no stock was taken, or a
-// Redis error.
+// ErrNotStarted, ErrEnded, ErrNotAdmitted, ErrOverLimit,
+// *AlreadyPurchasedError, *SoldOutError or ErrIdempotencyConflict when no
+// stock was taken, or a Redis error.
 func (s *Store) Reserve(ctx context.Context, r Request) (Reservation, error) {
 	o := s.batcher.Do(ctx, r)
 	return o.Reservation, o.Err
@@ -61,6 +64,7 @@ func (s *Store) ReserveBatch(ctx context.Context, reqs []Request, out []Outcome)
 	k := s.keys.Item(first)
 	res, err := s.reserve.Run(ctx, s.rdb, k.ReserveKeys(), reserveArgs(reqs)...).Slice()
 	s.answer(reqs, res, err, out)
+	s.queued(reqs, out)
 }
 
 // reservePipelined runs one script call per sale, all in one pipeline. A
@@ -82,6 +86,7 @@ func (s *Store) reservePipelined(ctx context.Context, reqs []Request, out []Outc
 		}
 		groupOut := make([]Outcome, len(g.reqs))
 		s.answer(g.reqs, res, err, groupOut)
+		s.queued(g.reqs, groupOut)
 		for j, at := range g.at {
 			out[at] = groupOut[j]
 		}
@@ -111,10 +116,14 @@ func groupByItem(reqs []Request) []itemGroup {
 }
 
 func reserveArgs(reqs []Request) []any {
-	args := make([]any, 0, 1+5*len(reqs))
+	args := make([]any, 0, 1+6*len(reqs))
 	args = append(args, reqs[0].ItemID)
 	for _, r := range reqs {
-		args = append(args, r.Now.UnixMilli(), r.UserID, r.Quantity, r.OrderID, r.IdempotencyKey)
+		admitted := "0"
+		if r.Admitted {
+			admitted = "1"
+		}
+		args = append(args, r.Now.UnixMilli(), r.UserID, r.Quantity, r.OrderID, r.IdempotencyKey, admitted)
 	}
 	return args
 }
@@ -174,6 +183,8 @@ func reserveResult(r Request, code int64, detail string, left, returns int64) (R
 		return Reservation{}, ErrOverLimit
 	case 7:
 		return Reservation{}, &SoldOutError{Left: left, Returns: returns}
+	case 8:
+		return Reservation{}, ErrNotAdmitted
 	}
 	return Reservation{}, fmt.Errorf("reserve: unknown code %d", code)
 }

@@ -33,7 +33,7 @@ func warm(tb testing.TB, s *stock.Store, itemID int64, st stock.State) {
 }
 
 func sale(stockN int64, limit int) stock.State {
-	return stock.State{Stock: stockN, StartsAt: t0, EndsAt: t0.Add(time.Hour), PerUserLimit: limit}
+	return stock.State{Stock: stockN, Meta: stock.Meta{StartsAt: t0, EndsAt: t0.Add(time.Hour), Limit: limit}}
 }
 
 func req(user string, qty int, at time.Time) stock.Request {

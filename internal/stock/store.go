@@ -24,6 +24,8 @@ type Store struct {
 	batcher *coalesce.Batcher[Request, Outcome]
 	// onReturn is told, in this process, whenever stock comes back to a sale.
 	onReturn func(keyspace.Return)
+	// onQueued is told of every sale a batch queued new orders for.
+	onQueued func(itemID int64)
 }
 
 // Reservations run in batches of at most batchMax requests, with at most
@@ -56,6 +58,24 @@ func (s *Store) OnBatch(observe func(n int)) { s.batcher.Observe = observe }
 // OnReturn tells f whenever this process gives stock back to a sale. Other
 // processes hear of it on the ReturnsChannel. Set it before serving.
 func (s *Store) OnReturn(f func(keyspace.Return)) { s.onReturn = f }
+
+// OnQueued tells f of every sale for which a reservation batch queued new
+// orders, so this process's persisters read its stream at once. Set it
+// before serving.
+func (s *Store) OnQueued(f func(itemID int64)) { s.onQueued = f }
+
+// queued reports the sale of reqs if any of out is a new reservation.
+func (s *Store) queued(reqs []Request, out []Outcome) {
+	if s.onQueued == nil {
+		return
+	}
+	for _, o := range out {
+		if o.Err == nil && !o.Replayed {
+			s.onQueued(reqs[0].ItemID)
+			return
+		}
+	}
+}
 
 // returned reports a return of stock here and to every other server.
 func (s *Store) returned(ctx context.Context, r keyspace.Return) {
@@ -215,16 +235,28 @@ func (s *Store) WarmItems(ctx context.Context) ([]int64, error) {
 	return ids, nil
 }
 
-// SetMeta updates the sale window and per-user limit the reserve script
-// enforces. It is one HSET, so it never races a purchase; on a sale that is
-// not warm it does nothing (the next warm copies them from MySQL).
-func (s *Store) SetMeta(ctx context.Context, itemID int64, startsAt, endsAt time.Time, limit int) error {
+// Meta is what the scripts enforce of a sale: its window, the per-shopper
+// limit, and whether purchases need the waiting room's admission.
+type Meta struct {
+	StartsAt, EndsAt time.Time
+	Limit            int
+	RoomRate         int // 0: no waiting room
+}
+
+func (m Meta) fields() []any {
+	return []any{"starts_ms", m.StartsAt.UnixMilli(), "ends_ms", m.EndsAt.UnixMilli(), "limit", m.Limit, "room", m.RoomRate}
+}
+
+// SetMeta updates what the reserve script enforces of a sale. It is one
+// HSET, so it never races a purchase; on a sale that is not warm it does
+// nothing (the next warm copies it from MySQL).
+func (s *Store) SetMeta(ctx context.Context, itemID int64, m Meta) error {
 	k := s.keys.Item(itemID)
 	n, err := s.rdb.Exists(ctx, k.Meta()).Result()
 	if err != nil || n == 0 {
 		return err
 	}
-	err = s.rdb.HSet(ctx, k.Meta(), "starts_ms", startsAt.UnixMilli(), "ends_ms", endsAt.UnixMilli(), "limit", limit).Err()
+	err = s.rdb.HSet(ctx, k.Meta(), m.fields()...).Err()
 	if err != nil {
 		return fmt.Errorf("set meta of item %d: %w", itemID, err)
 	}

@@ -17,12 +17,10 @@ import (
 // State is what Redis should hold for a sale, computed from MySQL by a
 // LoadFunc.
 type State struct {
-	Stock        int64
-	StartsAt     time.Time
-	EndsAt       time.Time
-	PerUserLimit int
-	Buyers       map[string]keyspace.Buyer // user id -> active order
-	Idempotency  map[string]keyspace.Buyer // user id + "\n" + key -> order
+	Stock int64
+	Meta
+	Buyers      map[string]keyspace.Buyer // user id -> active order
+	Idempotency map[string]keyspace.Buyer // user id + "\n" + key -> order
 }
 
 // LoadFunc computes the state of a sale from MySQL, given the stream entries
@@ -83,7 +81,7 @@ func (s *Store) warmOnce(ctx context.Context, tx *redis.Tx, k keyspace.Item, loa
 	_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.Set(ctx, k.Stock(), st.Stock, 0)
 		p.Del(ctx, k.Meta(), k.Buyers(), k.Idempotency())
-		p.HSet(ctx, k.Meta(), "starts_ms", st.StartsAt.UnixMilli(), "ends_ms", st.EndsAt.UnixMilli(), "limit", st.PerUserLimit)
+		p.HSet(ctx, k.Meta(), st.Meta.fields()...)
 		if len(st.Buyers) > 0 {
 			p.HSet(ctx, k.Buyers(), flatten(st.Buyers))
 		}

@@ -8,10 +8,11 @@ import (
 	"github.com/seckill/seckill/internal/sync/lock"
 )
 
-// Locker runs a function while holding a named lock shared by every server
-// (lock.Locker does).
+// Locker runs a function while holding a named lock shared by every server,
+// and claims a job's periods (lock.Locker does both).
 type Locker interface {
 	Run(ctx context.Context, name, owner string, ttl time.Duration, fn func(ctx context.Context) error) error
+	ClaimPeriod(ctx context.Context, name string, every time.Duration, now time.Time) (bool, error)
 }
 
 // JobsConfig times the singleton jobs.
@@ -21,13 +22,17 @@ type JobsConfig struct {
 	ReconcileEvery time.Duration // how often to check and repair every sale
 }
 
-// Jobs runs the sweeper and the reconciliation in every server; the lock
-// makes sure only one server does each at a time.
+// Jobs runs the sweeper and the reconciliation in every server. Each period
+// of each job is claimed by one server only, and the lock makes sure a slow
+// run never overlaps the next one elsewhere: however many servers run, each
+// job runs once per period.
 type Jobs struct {
 	s     *Syncer
 	lock  Locker
 	owner string
 	cfg   JobsConfig
+	// OnRun, if set, is told of every run this server makes (metrics).
+	OnRun func(job string)
 }
 
 // NewJobs returns the jobs of one server.
@@ -46,15 +51,23 @@ func (j *Jobs) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-sweep.C:
-			j.once(ctx, "sweeper", j.Sweep)
+			j.once(ctx, "sweeper", j.cfg.SweepEvery, j.Sweep)
 		case <-rec.C:
-			j.once(ctx, "reconcile", func(ctx context.Context) error { _, err := j.s.Reconcile(ctx); return err })
+			j.once(ctx, "reconcile", j.cfg.ReconcileEvery, func(ctx context.Context) error { _, err := j.s.Reconcile(ctx); return err })
 		}
 	}
 }
 
-func (j *Jobs) once(ctx context.Context, name string, fn func(context.Context) error) {
-	err := j.lock.Run(ctx, name, j.owner, 30*time.Second, fn)
+func (j *Jobs) once(ctx context.Context, name string, every time.Duration, fn func(context.Context) error) {
+	mine, err := j.lock.ClaimPeriod(ctx, name, every, time.Now())
+	if err == nil && mine {
+		err = j.lock.Run(ctx, name, j.owner, 30*time.Second, func(ctx context.Context) error {
+			if j.OnRun != nil {
+				j.OnRun(name)
+			}
+			return fn(ctx)
+		})
+	}
 	if err != nil && !errors.Is(err, lock.ErrNotObtained) && ctx.Err() == nil {
 		j.s.log.Warn("job failed", "job", name, "err", err)
 	}

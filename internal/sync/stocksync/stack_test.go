@@ -14,6 +14,7 @@ import (
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
+	"github.com/seckill/seckill/internal/redisconn"
 	"github.com/seckill/seckill/internal/stock"
 	"github.com/seckill/seckill/internal/sync/stocksync"
 	"github.com/seckill/seckill/internal/testenv"
@@ -24,7 +25,7 @@ var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 // stack is the real system minus HTTP: MySQL, Redis and the domain stores.
 type stack struct {
 	db     testenv.DB
-	rdb    *redis.Client
+	rdb    redis.UniversalClient
 	keys   keyspace.Space
 	items  *catalog.Store
 	orders *order.Store
@@ -35,8 +36,14 @@ type stack struct {
 
 func newStack(tb testing.TB) *stack {
 	tb.Helper()
+	return newStackOn(tb, redisconn.Target{Addr: testenv.RedisAddr(tb)})
+}
+
+// newStackOn is newStack on Redis target t (a single Redis or a cluster).
+func newStackOn(tb testing.TB, t redisconn.Target) *stack {
+	tb.Helper()
 	db := testenv.MySQL(tb)
-	rdb, prefix := testenv.Redis(tb)
+	rdb, prefix := testenv.RedisOn(tb, t)
 	s := &stack{db: db, rdb: rdb, keys: keyspace.New(prefix), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	s.items, s.orders = catalog.NewStore(db.Gorm), order.NewStore(db.Gorm)
 	s.stock = stock.NewStore(rdb, s.keys)
@@ -85,7 +92,7 @@ func (s *stack) workers(tb testing.TB, n int, claimIdle time.Duration) (stop fun
 	for i := range n {
 		p := newPersister(s, "w"+strconv.Itoa(i), 100)
 		p.cfg.ClaimIdle = claimIdle
-		wg.Go(func() { order.NewPersister(s.rdb, s.keys, s.orders, s.syncer, nil, p.cfg, s.log).Run(ctx) })
+		wg.Go(func() { order.NewPersister(s.rdb, s.keys, s.orders, s.syncer, nil, nil, p.cfg, s.log).Run(ctx) })
 	}
 	var once sync.Once
 	stop = func() { once.Do(func() { cancel(); wg.Wait() }) }
@@ -143,5 +150,5 @@ type persister struct {
 func newPersister(s *stack, consumer string, batch int) persister {
 	cfg := order.PersisterConfig{Consumer: consumer, Batch: batch, Block: 50 * time.Millisecond,
 		ClaimIdle: time.Second, ClaimEvery: 20 * time.Millisecond}
-	return persister{order.NewPersister(s.rdb, s.keys, s.orders, s.syncer, nil, cfg, s.log), cfg}
+	return persister{order.NewPersister(s.rdb, s.keys, s.orders, s.syncer, nil, nil, cfg, s.log), cfg}
 }

@@ -88,7 +88,8 @@ func load(ctx context.Context, items *catalog.Store, orders *order.Store, itemID
 	if err != nil {
 		return stock.State{}, err
 	}
-	st := stock.State{Stock: int64(it.Stock), StartsAt: it.StartsAt, EndsAt: it.EndsAt, PerUserLimit: it.PerUserLimit,
+	st := stock.State{Stock: int64(it.Stock),
+		Meta:   stock.Meta{StartsAt: it.StartsAt, EndsAt: it.EndsAt, Limit: it.PerUserLimit, RoomRate: it.RoomRate},
 		Buyers: map[string]keyspace.Buyer{}, Idempotency: map[string]keyspace.Buyer{}}
 	for _, o := range active {
 		hold(&st, o.UserID, o.IdempotencyKey, keyspace.Buyer{OrderID: o.ID, Quantity: o.Quantity, CreatedAt: o.CreatedAt})

@@ -10,13 +10,20 @@ import (
 	"time"
 
 	"github.com/seckill/seckill/internal/stock"
+	"github.com/seckill/seckill/internal/testenv"
 )
 
 // TestStormSellsExactlyTheStock: 200 shoppers try 3 times each for 50 units
-// while two workers persist. Exactly 50 reservations, no shopper twice, every
-// reserved order in MySQL once, and the stats agree throughout the storm.
+// while two workers persist, on a single Redis and on a Redis Cluster.
+// Exactly 50 reservations, no shopper twice, every reserved order in MySQL
+// once, and the stats agree throughout the storm.
 func TestStormSellsExactlyTheStock(t *testing.T) {
-	s := newStack(t)
+	for _, tgt := range testenv.RedisTargets(t) {
+		t.Run(tgt.Name, func(t *testing.T) { stormSellsExactlyTheStock(t, newStackOn(t, tgt.Redis)) })
+	}
+}
+
+func stormSellsExactlyTheStock(t *testing.T, s *stack) {
 	it := s.sale(t, 50, 1)
 	stop := s.workers(t, 2, time.Second)
 

@@ -49,7 +49,8 @@ func (s *Syncer) UpdateItem(ctx context.Context, id int64, p catalog.Patch) (cat
 		}
 		return catalog.Item{}, err
 	}
-	if err := s.stock.SetMeta(ctx, id, it.StartsAt, it.EndsAt, it.PerUserLimit); err != nil {
+	meta := stock.Meta{StartsAt: it.StartsAt, EndsAt: it.EndsAt, Limit: it.PerUserLimit, RoomRate: it.RoomRate}
+	if err := s.stock.SetMeta(ctx, id, meta); err != nil {
 		return catalog.Item{}, fmt.Errorf("update item %d: %w", id, err)
 	}
 	return it, nil

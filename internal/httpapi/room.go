@@ -1,0 +1,168 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/room"
+)
+
+// Room is the waiting room the handlers need (room.Store).
+type Room interface {
+	Join(ctx context.Context, itemID int64, user string, now time.Time, r room.Rules) (room.Standing, error)
+	Look(ctx context.Context, itemID int64, user string, now time.Time, r room.Rules) (room.Standing, error)
+}
+
+// RoomEvents hands out a room's standings as they change (room.Watcher).
+type RoomEvents interface {
+	Subscribe(itemID int64) (<-chan room.Standing, func())
+}
+
+var errNoWaitingRoom = apiErr(http.StatusConflict, "no_waiting_room",
+	"this sale has no waiting room: buy with a purchase token from /purchase-token")
+
+// roomJSON is a shopper's place in a sale's waiting room. Position is
+// 1-based (1 is next in line) and null until the draw at the opening.
+type roomJSON struct {
+	ItemID         int64      `json:"item_id"`
+	State          string     `json:"state"`
+	Joined         bool       `json:"joined"`
+	Position       *int64     `json:"position"`
+	Ahead          *int64     `json:"ahead"`
+	WaitSeconds    *int64     `json:"estimated_wait_seconds"`
+	AdmittedAt     *time.Time `json:"admitted_at,omitempty"`
+	Token          string     `json:"token,omitempty"`
+	TokenExpiresAt *time.Time `json:"token_expires_at,omitempty"`
+	roomStateJSON
+}
+
+// roomStateJSON is the room as everyone sees it: the live stream sends it.
+type roomStateJSON struct {
+	Opened     bool      `json:"opened"`
+	Admitted   int64     `json:"admitted"`
+	Queued     int64     `json:"queued"`
+	StockLeft  int64     `json:"stock_left"`
+	SoldOut    bool      `json:"sold_out"`
+	Ended      bool      `json:"ended"`
+	Rate       int       `json:"rate"`
+	OpensAt    time.Time `json:"opens_at"`
+	ServerTime time.Time `json:"server_time"`
+}
+
+// Shopper states in a room.
+const (
+	roomNotJoined = "not_joined"
+	roomWaiting   = "waiting"  // in the queue (position null before the draw)
+	roomAdmitted  = "admitted" // may buy now with the token
+	roomExpired   = "expired"  // was admitted; the window to buy has passed
+	roomSoldOut   = "sold_out"
+	roomEnded     = "ended"
+)
+
+func (s *Server) joinRoom(c *gin.Context) { s.roomCall(c, s.Room.Join) }
+func (s *Server) getRoom(c *gin.Context)  { s.roomCall(c, s.Room.Look) }
+
+type roomOp func(ctx context.Context, itemID int64, user string, now time.Time, r room.Rules) (room.Standing, error)
+
+// roomCall joins or looks, warming the sale once if Redis does not know it.
+func (s *Server) roomCall(c *gin.Context, op roomOp) {
+	it, ok := s.roomSale(c)
+	if !ok {
+		return
+	}
+	ctx, user, now, rules := c.Request.Context(), userOf(c), s.Now(), s.roomRules(it)
+	st, err := op(ctx, it.ID, user, now, rules)
+	if errors.Is(err, room.ErrNotWarmed) {
+		if err = s.Syncer.Warm(ctx, it.ID); err == nil {
+			st, err = op(ctx, it.ID, user, now, rules)
+		}
+	}
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, s.presentRoom(it, st, user, now))
+}
+
+// roomSale loads the sale of :id and checks that it has a waiting room.
+func (s *Server) roomSale(c *gin.Context) (catalog.Item, bool) {
+	it, ok := s.itemFromPath(c)
+	if ok && it.RoomRate <= 0 {
+		writeError(c, errNoWaitingRoom)
+		return catalog.Item{}, false
+	}
+	return it, ok
+}
+
+// roomRules are the sale's: its rate, and the purchase token's life as the
+// window an admitted shopper has to buy.
+func (s *Server) roomRules(it catalog.Item) room.Rules {
+	return room.Rules{Rate: float64(it.RoomRate), Window: s.purchaseTok.ttl}
+}
+
+func (s *Server) presentRoom(it catalog.Item, st room.Standing, user string, now time.Time) roomJSON {
+	out := roomJSON{ItemID: it.ID, Joined: st.Joined, roomStateJSON: roomState(it, st, now)}
+	if st.Joined && st.Position >= 0 {
+		pos := st.Position + 1
+		out.Position = &pos
+	}
+	// How long there is to wait means something only while there is.
+	if st.Joined && st.Position >= 0 && !st.SoldOut() && !st.Ended {
+		ahead, wait := st.Ahead(), int64(st.EstimatedWait(float64(it.RoomRate))/time.Second)
+		out.Ahead, out.WaitSeconds = &ahead, &wait
+	}
+	switch {
+	case st.Ended:
+		out.State = roomEnded
+	case st.IsAdmitted():
+		admitted, exp := st.AdmittedAt.UTC(), st.AdmittedAt.Add(s.admissionTok.ttl).UTC()
+		out.AdmittedAt, out.State = &admitted, roomExpired
+		if now.Before(exp) {
+			out.State, out.Token, out.TokenExpiresAt = roomAdmitted, s.admissionTok.issueUntil(user, it.ID, exp), &exp
+		}
+	case st.SoldOut():
+		out.State = roomSoldOut
+	case st.Joined:
+		out.State = roomWaiting
+	default:
+		out.State = roomNotJoined
+	}
+	return out
+}
+
+func roomState(it catalog.Item, st room.Standing, now time.Time) roomStateJSON {
+	return roomStateJSON{Opened: st.Opened, Admitted: st.Admitted, Queued: st.Queued(), StockLeft: st.StockLeft,
+		SoldOut: st.SoldOut(), Ended: st.Ended, Rate: it.RoomRate, OpensAt: it.StartsAt.UTC(), ServerTime: now.UTC()}
+}
+
+// roomEvents streams the room as everyone sees it (how many are admitted,
+// queued, stock left, sold out) each time it changes, as Server-Sent Events.
+// A waiting page knows its own position and works out the rest, so this
+// needs no sign-in and costs the server one tick per room, not per page.
+func (s *Server) roomEvents(c *gin.Context) {
+	it, ok := s.roomSale(c)
+	if !ok {
+		return
+	}
+	ch, stop := s.RoomEvents.Subscribe(it.ID)
+	defer stop()
+	sse := startSSE(c)
+	defer sse.stop()
+	for {
+		select {
+		case <-c.Request.Context().Done():
+			return
+		case <-s.Stopping:
+			return
+		case st := <-ch:
+			sse.send("room", roomState(it, st, s.Now()))
+		case <-sse.ping.C:
+			sse.keepAlive()
+		}
+	}
+}
