@@ -32,6 +32,10 @@ type Watcher struct {
 
 	mu    sync.Mutex
 	rooms map[int64]*watched
+	// wake asks Run to re-list now: a page subscribed to a room the watcher
+	// does not know yet (a sale created moments ago) should not wait for the
+	// next relist to hear of it.
+	wake chan struct{}
 }
 
 type watched struct {
@@ -46,7 +50,7 @@ type watched struct {
 func NewWatcher(store *Store, list func(ctx context.Context) ([]Sale, error), now func() time.Time,
 	every, relist time.Duration, log *slog.Logger) *Watcher {
 	return &Watcher{store: store, list: list, now: now, every: every, relist: relist, log: log,
-		rooms: map[int64]*watched{}}
+		rooms: map[int64]*watched{}, wake: make(chan struct{}, 1)}
 }
 
 // Run ticks until ctx ends.
@@ -67,6 +71,8 @@ func (w *Watcher) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
+		case <-w.wake:
+			listed = time.Time{}
 		}
 	}
 }
@@ -150,6 +156,12 @@ func (w *Watcher) Subscribe(itemID int64) (<-chan Standing, func()) {
 	if r == nil {
 		r = &watched{subs: map[chan Standing]struct{}{}} // sale unknown yet: the next refresh fills it
 		w.rooms[itemID] = r
+	}
+	if r.sale.ID == 0 {
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
 	}
 	r.subs[ch] = struct{}{}
 	if r.known {

@@ -184,6 +184,7 @@ function formBody() {
   return {
     name: field('name').value.trim(), description: field('description').value, price_cents: cents,
     stock_total: num(field('stock_total').value), per_user_limit: num(field('per_user_limit').value),
+    room_rate: num(field('room_rate').value),
     starts_at: iso(field('starts_at').value), ends_at: iso(field('ends_at').value),
   };
 }
@@ -219,6 +220,7 @@ async function edit(id) {
   field('price').value = (it.price_cents / 100).toFixed(2);
   field('stock_total').value = it.stock_total;
   field('per_user_limit').value = it.per_user_limit;
+  field('room_rate').value = it.room_rate;
   field('starts_at').value = localInput(new Date(it.starts_at));
   field('ends_at').value = localInput(new Date(it.ends_at));
   $('#form-title').textContent = `Edit: ${it.name}`;

@@ -36,6 +36,8 @@ const messages = {
   internal: 'Something went wrong on our side. Please try again.',
   unauthenticated: 'Please sign in first.',
   item_not_found: 'This sale does not exist.',
+  not_admitted: 'This sale sells through its waiting room: wait for your turn, then buy.',
+  waiting_room: 'This sale sells through its waiting room: wait for your turn, then buy.',
   network: 'Cannot reach the shop. Check your connection and try again.',
 };
 

@@ -1,7 +1,9 @@
 // One sale: the Buy button enables itself at the opening second of the
 // server's clock, a double click never sends two orders, and the order's
-// state follows pending -> confirmed without a reload.
+// state follows pending -> confirmed without a reload. A sale with a waiting
+// room turns Buy on only once the room has admitted the shopper.
 import { $, api, fetchItem, countdown, price, liveStatus, statusLabel, serverNow, header, signInForm, humanError } from './api.js';
+import { waitingRoom, describe, waitText } from './room.js';
 
 const itemID = location.pathname.split('/').pop();
 let item = null;
@@ -9,6 +11,10 @@ let user = null;
 let buying = false;
 let intentKey = null; // one key per purchase intent; a retry reuses it
 let messageLocked = false; // a purchase answer stays until the next attempt
+let roomView = null; // the shopper's standing in the sale's waiting room, if it has one
+
+const hasRoom = () => item && item.room_rate > 0;
+const admitted = () => !hasRoom() || (roomView && roomView.state === 'admitted');
 
 function newKey() {
   if (crypto.randomUUID) return crypto.randomUUID();
@@ -43,13 +49,13 @@ function tick() {
   const upcoming = st === 'upcoming';
   $('#when').textContent = upcoming ? 'Opens in' : (st === 'ended' ? 'Ended' : 'Ends in');
   $('#countdown').textContent = st === 'ended' ? '00:00:00' : countdown(Date.parse(upcoming ? item.starts_at : item.ends_at) - now);
-  $('#buy').disabled = !user || buying || st !== 'live';
+  $('#buy').disabled = !user || buying || st !== 'live' || !admitted();
   $('#signin').classList.toggle('hidden', !!user || st === 'sold_out' || st === 'ended');
   $('#buy').dataset.state = st;
   if (!messageLocked) {
     if (st === 'sold_out') say('Sold out. Every unit has been claimed.', 'error');
     else if (st === 'ended') say('This sale has ended.', 'error');
-    else if (st === 'upcoming') say('The Buy button turns on when the sale opens.');
+    else if (st === 'upcoming') say(hasRoom() ? 'The Buy button turns on when the waiting room lets you in.' : 'The Buy button turns on when the sale opens.');
     else say('');
   }
 }
@@ -90,6 +96,7 @@ async function purchase() {
 let purchaseToken = null; // {token, expires}: issued by the server from the opening second
 
 async function freshToken() {
+  if (hasRoom()) return roomView ? roomView.token : ''; // the room's admission is the token
   if (!purchaseToken || purchaseToken.expires - serverNow() < 5000) {
     const t = await api('GET', `/api/v1/items/${itemID}/purchase-token`);
     purchaseToken = { token: t.token, expires: Date.parse(t.expires_at) };
@@ -139,6 +146,37 @@ function show(status) {
   $('#order-note').textContent = status === 'pending' ? 'reserved; saving your order…' : '';
 }
 
+function renderRoom() {
+  const v = roomView;
+  $('#room').dataset.state = v.state;
+  const [headline, note] = describe(v, item.room_rate);
+  $('#room-headline').textContent = headline;
+  $('#room-note').textContent = v.error || note;
+  $('#room-position').textContent = v.position ?? '—';
+  $('#room-ahead').textContent = v.ahead ?? '—';
+  $('#room-wait').textContent = waitText(v.waitSeconds);
+  $('#room-queued').textContent = v.queued;
+}
+
+// enterRoom joins the sale's waiting room unless there is nothing left to
+// queue for; a shopper who already holds an order has no need to queue.
+function enterRoom(holdsOrder) {
+  $('#room').classList.remove('hidden');
+  const st = liveStatus(item, serverNow());
+  if (!user || holdsOrder || st === 'ended') {
+    $('#room-headline').textContent = holdsOrder ? 'You already hold an order for this sale.'
+      : (st === 'ended' ? 'This sale has ended.' : 'Sign in to join the waiting room.');
+    return;
+  }
+  waitingRoom(itemID, (v) => {
+    roomView = v;
+    // The room hears of stock changes first: a sell-out shows at once.
+    if (v.stockLeft !== null) item.stock_left = v.stockLeft;
+    renderRoom();
+    tick();
+  }).join();
+}
+
 async function main() {
   user = await header();
   await refresh();
@@ -149,12 +187,14 @@ async function main() {
   renderOnce();
   signInForm($('#signin-form'), () => location.reload());
   $('#buy-form').addEventListener('submit', (ev) => { ev.preventDefault(); purchase(); });
+  let mine = null;
   if (user) {
     try {
-      const mine = (await api('GET', '/api/v1/orders')).orders.find((o) => String(o.item_id) === itemID && o.status !== 'cancelled');
+      mine = (await api('GET', '/api/v1/orders')).orders.find((o) => String(o.item_id) === itemID && o.status !== 'cancelled');
       if (mine) follow(mine.order_id, mine.status);
     } catch { /* no orders shown; buying still works */ }
   }
+  if (hasRoom()) enterRoom(!!mine);
   tick();
   setInterval(tick, 100);
   setInterval(refresh, 1000);

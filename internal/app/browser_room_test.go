@@ -1,0 +1,115 @@
+package app_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// signInAt signs the tab's shopper in on the shop's front page.
+func (b *tab) signInAt(user string) {
+	b.tb.Helper()
+	b.open("/")
+	b.do(chromedp.WaitVisible(css("#signin-form")), chromedp.SendKeys(css("#user-id"), user),
+		chromedp.Click(css("#signin-form button[type=submit]")))
+	b.until(`!!document.querySelector('#who .who')`, 10*time.Second)
+}
+
+// TestBrowserWaitingRoom: a shopper who opens a room sale's page before the
+// opening is queued without doing anything, gets a place at the opening
+// draw, sees how many are ahead while Buy stays off, and buys when the room
+// lets them in. The server's clock runs an hour ahead of the browser's.
+func TestBrowserWaitingRoom(t *testing.T) {
+	clk := &liveClock{offset: time.Hour}
+	s := startLive(t, clk)
+	b := newTab(t, s)
+	b.signInAt("carol")
+
+	opens := clk.Now().Add(7 * time.Second).Truncate(time.Millisecond)
+	id := roomSale(t, s, 5, 1, opens)
+	roomPath := "/api/v1/items/" + itoa(id) + "/room"
+	for _, u := range []string{"ann", "ben", "cat"} {
+		check(t, s.call(t, "POST", roomPath, mintToken(t, u), nil), want{200, "", ""})
+	}
+
+	b.open("/sale/" + itoa(id))
+	b.until(`document.querySelector('#room').dataset.state === 'waiting'`, 10*time.Second)
+	if head := b.text("#room-headline"); !strings.Contains(head, "in the waiting room") {
+		t.Fatalf("before the opening the room says %q", head)
+	}
+	if pos := b.text("#room-position"); pos != "—" {
+		t.Fatalf("a place %q is shown before the opening draw", pos)
+	}
+	if !b.eval(`document.querySelector('#buy').disabled`) {
+		t.Fatal("Buy is enabled in the waiting room before the opening")
+	}
+	b.shot("room-before-opening")
+
+	// The draw places four shoppers; the page learns its place by itself.
+	b.until(`/^[1-4]$/.test(document.querySelector('#room-position').textContent)`, 15*time.Second)
+	if late := clk.Now().Sub(opens); late > 4*time.Second {
+		t.Fatalf("the page showed its place %v after the opening", late)
+	}
+	// The page is read before the server: admission only moves forward, so
+	// Buy on must mean the server has already admitted the shopper.
+	pos, _ := strconv.Atoi(b.text("#room-position"))
+	buyOn := !b.eval(`document.querySelector('#buy').disabled`)
+	carol := mintToken(t, "carol")
+	server := s.call(t, "GET", roomPath, carol, nil)
+	if float64(pos) != server.body["position"] {
+		t.Fatalf("page shows place %d, the server says %s", pos, server.raw)
+	}
+	if buyOn && server.str("state") != "admitted" {
+		t.Fatalf("Buy is on while the server has the shopper %s", server.raw)
+	}
+	b.shot("room-placed")
+
+	// One admission a second: place 4 is let in 3 s after the opening.
+	b.until(`!document.querySelector('#buy').disabled`, 15*time.Second)
+	if head := b.text("#room-headline"); !strings.Contains(head, "your turn") {
+		t.Fatalf("admitted, the room says %q", head)
+	}
+	if st := s.call(t, "GET", roomPath, carol, nil); st.str("state") != "admitted" {
+		t.Fatalf("Buy turned on, but the server says %s", st.raw)
+	}
+	b.shot("room-admitted")
+	b.do(chromedp.Click(css("#buy")))
+	b.until(`document.querySelector('#order-status').textContent === 'confirmed'`, 10*time.Second)
+	b.shot("room-bought")
+}
+
+// TestBrowserWaitingRoomSoldOut: a shopper queued behind the last unit is
+// told as soon as someone ahead buys it, without reloading.
+func TestBrowserWaitingRoomSoldOut(t *testing.T) {
+	clk := &liveClock{}
+	s := startLive(t, clk)
+	id := roomSale(t, s, 1, 10, clk.Now().Add(-time.Minute))
+	roomPath := "/api/v1/items/" + itoa(id) + "/room"
+	dave := mintToken(t, "dave")
+	check(t, s.call(t, "POST", roomPath, dave, nil), want{200, "", ""}) // first in line after the opening
+
+	b := newTab(t, s)
+	b.signInAt("erin")
+	b.open("/sale/" + itoa(id))
+	b.until(`document.querySelector('#room-position').textContent === '2'`, 10*time.Second)
+	if !b.eval(`document.querySelector('#buy').disabled`) {
+		t.Fatal("Buy is on for the second in line for one unit")
+	}
+	b.shot("room-second-in-line")
+
+	buyAdmitted(t, s, id, roomPath, dave)
+	sold := time.Now()
+	b.until(`document.querySelector('#room').dataset.state === 'sold_out'`, 5*time.Second)
+	t.Logf("the waiting page heard of the sell-out %v after the last unit was bought", time.Since(sold).Round(time.Millisecond))
+	if head, left, status := b.text("#room-headline"), b.text("#stock"), b.text("#status"); !strings.Contains(head, "Sold out") ||
+		left != "0 / 1" || status != "Sold out" {
+		t.Fatalf("after the sell-out the room says %q, stock %q, status %q", head, left, status)
+	}
+	if !b.eval(`document.querySelector('#buy').disabled`) {
+		t.Fatal("Buy is on after the sell-out")
+	}
+	b.shot("room-sold-out")
+}
