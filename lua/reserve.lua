@@ -35,7 +35,10 @@
 --   6 ALREADY          detail = the shopper's existing buyer value
 --   7 SOLD_OUT         stock = stock left (may be > 0 but below quantity)
 --   8 NOT_ADMITTED     the sale has a waiting room and the request carries no
---                      admission from it
+--                      admission from it, or the shopper's turn is not open in
+--                      the room (its window passed, or it was used to buy:
+--                      a cancelled order's unit goes to the next in line, so
+--                      the same admission cannot buy it back)
 local meta = redis.call('HMGET', KEYS[2], 'starts_ms', 'ends_ms', 'limit', 'room')
 local room = tonumber(meta[4] or '0') > 0
 local returns = tonumber(redis.call('GET', KEYS[6]) or '0')
@@ -59,7 +62,7 @@ local function reserve(now, user, qty, orderID, idem, admitted)
   if now >= tonumber(meta[2]) then
     return 4, meta[2], 0
   end
-  if room and admitted ~= '1' then
+  if room and (admitted ~= '1' or not redis.call('ZSCORE', KEYS[7], user)) then
     return 8, '', 0
   end
   if qty > tonumber(meta[3]) then

@@ -8,11 +8,15 @@
 -- drawn by the server, kept secret and set once (ZADD NX), so arriving early
 -- or rejoining gains nothing: the pre-queue is shuffled at the opening. A
 -- shopper's position (0-based index in that order) is fixed from the opening
--- on: early joins stop, late joins only append, nobody is removed.
+-- on: early joins stop, late joins only append, nobody is removed. The room
+-- counts as open from the first call whose clock saw the opening (it writes
+-- the state hash), whatever the clock of a later caller: a server whose clock
+-- lags must not slip an early joiner in ahead of shoppers already admitted.
 --
 -- Admission: one shopper per interval from the opening, in queue order,
 -- never more at once than the credits due since next_us; credits nobody could
--- use are dropped, not banked. Nor are more shoppers holding a chance to buy
+-- use are dropped, not banked. Nobody is admitted twice (HSETNX on the
+-- admitted hash), whatever happens to ranks. Nor are more shoppers holding a chance to buy
 -- at once than the stock left can serve at the per-shopper limit; an
 -- admission stops holding one when its window expires (or when the purchase
 -- path removes it from holding).
@@ -61,7 +65,8 @@ end
 stock = tonumber(stock)
 local starts, ends = tonumber(meta[1]) * 1000, tonumber(meta[2]) * 1000
 local limit = math.max(tonumber(meta[3]), 1)
-local opened, ended = now >= starts, now >= ends
+local state = redis.call('HMGET', KEYS[6], 'n', 'next_us')
+local opened, ended = now >= starts or state[1] ~= false, now >= ends
 
 -- Lua numbers are doubles: integers below 2^53 (µs timestamps are about
 -- 2^51) are exact, but Lua prints only 14 digits and Redis versions differ
@@ -118,12 +123,12 @@ local function admit(key, from, to)
     return
   end
   for _, u in ipairs(redis.call('ZRANGE', key, from, to)) do
-    redis.call('HSET', KEYS[7], u, ARGV[1])
-    redis.call('ZADD', KEYS[8], ARGV[1], u)
+    if redis.call('HSETNX', KEYS[7], u, ARGV[1]) == 1 then
+      redis.call('ZADD', KEYS[8], ARGV[1], u)
+    end
   end
 end
 
-local state = redis.call('HMGET', KEYS[6], 'n', 'next_us')
 local n = tonumber(state[1]) or 0
 local next_us = tonumber(state[2]) or starts
 

@@ -107,6 +107,12 @@ func TestWaitingRoomStorm(t *testing.T) {
 	if next.str("state") != "admitted" || next.str("token") == "" || after.str("state") != "waiting" {
 		t.Fatalf("after a cancel: next in line %s; the one after %s", next.raw, after.raw)
 	}
+	// The canceller's turn was used: their admission, still in its window,
+	// cannot buy back the unit the room has given the next in line.
+	again := a.call(t, "GET", roomPath, tokens[byPos[0]], nil)
+	check(t, a.call(t, "POST", "/api/v1/items/"+itoa(id)+"/purchase", tokens[byPos[0]], nil, "X-Purchase-Token", again.str("token")),
+		want{403, "not_admitted", ""})
+	buyAdmitted(t, servers[1], id, roomPath, tokens[byPos[stock]])
 	t.Logf("%d shoppers through the room on two servers: %d admitted at %d/s, %d told sold out; room %s",
 		len(shoppers), admitted, rate, len(shoppers)-admitted, final[0].raw)
 }

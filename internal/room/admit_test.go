@@ -214,3 +214,26 @@ func (s *sale) work(t *testing.T, clk *clock, users []string, w, rounds int, ste
 		seen = st.Admitted
 	}
 }
+
+// TestLaggingClockJoinsLate: once any server has seen the room open, a join
+// from a server whose clock still reads before the opening queues at the
+// back. Slipping into the pre-queue would shift the ranks under the shoppers
+// already admitted, admitting one of them twice and skipping another.
+func TestLaggingClockJoinsLate(t *testing.T) {
+	s := newSale(t, 100, 1, room.Rules{Rate: 10, Window: time.Hour})
+	early := s.joinEarly(t, "u", 6)
+	if got := s.tick(t, t0.Add(150*time.Millisecond)); got.Admitted != 2 {
+		t.Fatalf("150ms after the opening: %d admitted, want 2", got.Admitted)
+	}
+	lag := s.join(t, "lagging", t0.Add(-time.Second))
+	if !lag.Opened || lag.Position != 6 {
+		t.Fatalf("join at a clock 1s behind after the opening: %+v, want opened, position 6 (behind the pre-queue)", lag)
+	}
+	at := t0.Add(time.Second)
+	s.tick(t, at)
+	s.checkHead(t, append(early, "lagging"), at, 7)
+	admitted, err := s.rdb.HLen(context.Background(), s.keys.RoomKeys()[6]).Result()
+	if err != nil || admitted != 7 {
+		t.Fatalf("admitted hash holds %d (%v), want 7: one entry per shopper admitted", admitted, err)
+	}
+}

@@ -36,7 +36,7 @@ const messages = {
   internal: 'Something went wrong on our side. Please try again.',
   unauthenticated: 'Please sign in first.',
   item_not_found: 'This sale does not exist.',
-  not_admitted: 'This sale sells through its waiting room: wait for your turn, then buy.',
+  not_admitted: 'Your turn in the waiting room is not open: it has not come yet, it has passed, or it was used to buy.',
   waiting_room: 'This sale sells through its waiting room: wait for your turn, then buy.',
   network: 'Cannot reach the shop. Check your connection and try again.',
 };
