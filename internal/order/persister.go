@@ -82,8 +82,12 @@ func (p *Persister) Run(ctx context.Context) error {
 	idle := minIdle
 	for ctx.Err() == nil {
 		if err := set.refresh(ctx, p.registered); err != nil {
-			p.pause(ctx, err)
-			continue
+			if !set.listed() {
+				p.pause(ctx, err)
+				continue
+			}
+			p.log.Warn("persister: cannot re-read the stream registry; reading the streams already known",
+				"consumer", p.cfg.Consumer, "err", err)
 		}
 		if time.Since(lastClaim) >= p.cfg.ClaimEvery {
 			lastClaim = time.Now()

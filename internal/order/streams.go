@@ -25,18 +25,28 @@ func newStreamSet(sweepEvery time.Duration) *streamSet {
 	return &streamSet{sweepEvery: sweepEvery, hot: map[string]time.Time{}}
 }
 
-// refresh re-reads the registry when a sweep is due.
+// refresh re-reads the registry when a sweep is due. When it cannot, the
+// streams already known stay the set and the next try waits a sweep
+// interval: on a cluster the registry lives on one master, and that master
+// being down must not stop the persisting of sales whose streams live on
+// the others.
 func (s *streamSet) refresh(ctx context.Context, list func(context.Context) ([]string, error)) error {
-	if !s.lastSweep.IsZero() && time.Since(s.lastSweep) < s.sweepEvery {
+	if s.listed() && time.Since(s.lastSweep) < s.sweepEvery {
 		return nil
 	}
 	all, err := list(ctx)
 	if err != nil {
+		if s.listed() {
+			s.lastSweep, s.sweepNow = time.Now(), true
+		}
 		return err
 	}
 	s.all, s.lastSweep, s.sweepNow = all, time.Now(), true
 	return nil
 }
+
+// listed reports whether the registry has been read at least once.
+func (s *streamSet) listed() bool { return !s.lastSweep.IsZero() }
 
 // targets returns the streams to read this round.
 func (s *streamSet) targets(hinted []string, now time.Time) []string {
