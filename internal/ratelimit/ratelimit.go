@@ -74,26 +74,46 @@ func (l *Limiter) AllowOne(ctx context.Context, c Check) Verdict {
 // AllowBatch counts one request against each check, in one pipeline, and
 // writes each check's verdict to out.
 func (l *Limiter) AllowBatch(ctx context.Context, checks []Check, out []Verdict) {
+	l.allowBatch(ctx, checks, out, true)
+}
+
+// allowBatch runs the pipeline; with retry, it loads the script and runs
+// again only the checks that met NOSCRIPT. On a cluster that is one shard (a
+// replica promoted without the script cache): the checks the other shards
+// ran have counted already, and running them again would count them twice.
+func (l *Limiter) allowBatch(ctx context.Context, checks []Check, out []Verdict, retry bool) {
 	now := l.now().UnixMicro()
 	cmds := make([]*redis.Cmd, len(checks))
-	_, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, _ = l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, c := range checks {
 			cmds[i] = l.script.EvalSha(ctx, p, []string{c.Key}, now, c.Rate.interval(), c.Rate.Burst)
 		}
 		return nil
 	})
-	if err != nil && isNoScript(err) {
-		if lerr := l.script.Load(ctx, l.rdb).Err(); lerr != nil {
-			for i := range out {
-				out[i] = Verdict{OK: true, Err: fmt.Errorf("load rate limit script: %w", lerr)}
-			}
-			return
+	var missing []int
+	for i, c := range cmds {
+		if retry && isNoScript(c.Err()) {
+			missing = append(missing, i)
+			continue
 		}
-		l.AllowBatch(ctx, checks, out)
+		out[i] = verdict(c)
+	}
+	if len(missing) == 0 {
 		return
 	}
-	for i, c := range cmds {
-		out[i] = verdict(c)
+	if lerr := l.script.Load(ctx, l.rdb).Err(); lerr != nil {
+		for _, i := range missing {
+			out[i] = Verdict{OK: true, Err: fmt.Errorf("load rate limit script: %w", lerr)}
+		}
+		return
+	}
+	again, verdicts := make([]Check, len(missing)), make([]Verdict, len(missing))
+	for j, i := range missing {
+		again[j] = checks[i]
+	}
+	l.allowBatch(ctx, again, verdicts, false)
+	for j, i := range missing {
+		out[i] = verdicts[j]
 	}
 }
 
