@@ -68,7 +68,13 @@ func (j *Jobs) once(ctx context.Context, name string, every time.Duration, fn fu
 			return fn(ctx)
 		})
 	}
-	if err != nil && !errors.Is(err, lock.ErrNotObtained) && ctx.Err() == nil {
+	switch {
+	case err == nil || ctx.Err() != nil:
+	case errors.Is(err, lock.ErrNotObtained):
+		// This server claimed the period, but the last run (here or on
+		// another server) is still going: the period has no run of its own.
+		j.s.log.Info("job period skipped: the previous run still holds the lock", "job", name)
+	default:
 		j.s.log.Warn("job failed", "job", name, "err", err)
 	}
 }
