@@ -123,22 +123,7 @@ func clusterPort(tb testing.TB) int {
 // Up starts the node (again) and waits until it answers PING.
 func (n *ClusterNode) Up(tb testing.TB) time.Duration {
 	tb.Helper()
-	began := time.Now()
-	if err := n.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	rdb := redis.NewClient(&redis.Options{Addr: n.Addr, MaxRetries: -1})
-	defer rdb.Close()
-	err := waitFor(30*time.Second, 10*time.Millisecond, func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		return rdb.Ping(ctx).Err()
-	})
-	if err != nil {
-		n.DumpLog(tb, 30)
-		tb.Fatalf("cluster node %s not ready: %v", n.Addr, err)
-	}
-	return time.Since(began)
+	return upRedis(tb, n.Proc, n.Addr, "cluster node")
 }
 
 // WaitOK waits until every running node reports cluster_state:ok and every

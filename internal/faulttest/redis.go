@@ -45,15 +45,22 @@ func StartRedis(tb testing.TB, env []string, dir string) *Redis {
 	return r
 }
 
-// Up starts Redis (again) and waits up to 30s until it answers PING (not
-// LOADING); it returns how long that took.
+// Up starts Redis (again) and waits until it answers PING; it returns how
+// long that took.
 func (r *Redis) Up(tb testing.TB) time.Duration {
 	tb.Helper()
+	return upRedis(tb, r.Proc, r.Addr, "private Redis")
+}
+
+// upRedis starts p (again) and waits up to 30s until the redis-server at
+// addr answers PING (not LOADING); it returns how long that took.
+func upRedis(tb testing.TB, p *Proc, addr, what string) time.Duration {
+	tb.Helper()
 	began := time.Now()
-	if err := r.Start(); err != nil {
+	if err := p.Start(); err != nil {
 		tb.Fatal(err)
 	}
-	rdb := redis.NewClient(&redis.Options{Addr: r.Addr, MaxRetries: -1})
+	rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 	defer rdb.Close()
 	err := waitFor(30*time.Second, 10*time.Millisecond, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -61,8 +68,8 @@ func (r *Redis) Up(tb testing.TB) time.Duration {
 		return rdb.Ping(ctx).Err()
 	})
 	if err != nil {
-		r.DumpLog(tb, 30)
-		tb.Fatalf("private Redis at %s not ready: %v", r.Addr, err)
+		p.DumpLog(tb, 30)
+		tb.Fatalf("%s at %s not ready: %v", what, addr, err)
 	}
 	return time.Since(began)
 }
