@@ -22,6 +22,12 @@ const ssePing = 15 * time.Second
 func (s *Server) events(c *gin.Context) {
 	ch, stop := s.Events.Subscribe()
 	defer stop()
+	pump(s, c, ch, func(sse *sseStream, b []byte) { sse.sendRaw("stats", b) })
+}
+
+// pump streams each value from ch with send until the client leaves or the
+// server shuts down, keeping an idle stream alive meanwhile.
+func pump[T any](s *Server, c *gin.Context, ch <-chan T, send func(*sseStream, T)) {
 	sse := startSSE(c)
 	defer sse.stop()
 	for {
@@ -30,8 +36,8 @@ func (s *Server) events(c *gin.Context) {
 			return
 		case <-s.Stopping:
 			return
-		case b := <-ch:
-			sse.sendRaw("stats", b)
+		case v := <-ch:
+			send(sse, v)
 		case <-sse.ping.C:
 			sse.keepAlive()
 		}

@@ -151,18 +151,5 @@ func (s *Server) roomEvents(c *gin.Context) {
 	}
 	ch, stop := s.RoomEvents.Subscribe(it.ID)
 	defer stop()
-	sse := startSSE(c)
-	defer sse.stop()
-	for {
-		select {
-		case <-c.Request.Context().Done():
-			return
-		case <-s.Stopping:
-			return
-		case st := <-ch:
-			sse.send("room", roomState(it, st, s.Now()))
-		case <-sse.ping.C:
-			sse.keepAlive()
-		}
-	}
+	pump(s, c, ch, func(sse *sseStream, st room.Standing) { sse.send("room", roomState(it, st, s.Now())) })
 }

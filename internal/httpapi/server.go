@@ -109,10 +109,11 @@ type Server struct {
 
 // New returns the Gin engine with every route.
 func New(d Deps) *gin.Engine {
+	secret, ttl := string(d.Tokens.secret), cmp.Or(d.PurchaseTokenTTL, 2*time.Minute)
 	s := &Server{Deps: d, tokens: d.Tokens, adminDigest: sha256.Sum256([]byte(d.AdminToken)),
-		adminSess:    newAdminSessions(string(d.Tokens.secret), d.AdminToken, d.Now),
-		purchaseTok:  newPurchaseTokens(string(d.Tokens.secret), purchaseKind, cmp.Or(d.PurchaseTokenTTL, 2*time.Minute)),
-		admissionTok: newPurchaseTokens(string(d.Tokens.secret), admissionKind, cmp.Or(d.PurchaseTokenTTL, 2*time.Minute))}
+		adminSess:    newAdminSessions(secret, d.AdminToken, d.Now),
+		purchaseTok:  newPurchaseTokens(secret, purchaseKind, ttl),
+		admissionTok: newPurchaseTokens(secret, admissionKind, ttl)}
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	// Gin trusts X-Forwarded-For from anyone unless told otherwise; a client

@@ -232,7 +232,7 @@ func TestLaggingClockJoinsLate(t *testing.T) {
 	at := t0.Add(time.Second)
 	s.tick(t, at)
 	s.checkHead(t, append(early, "lagging"), at, 7)
-	admitted, err := s.rdb.HLen(context.Background(), s.keys.RoomKeys()[6]).Result()
+	admitted, err := s.rdb.HLen(context.Background(), s.keys.RoomAdmitted()).Result()
 	if err != nil || admitted != 7 {
 		t.Fatalf("admitted hash holds %d (%v), want 7: one entry per shopper admitted", admitted, err)
 	}

@@ -194,7 +194,7 @@ func standing(res []any) (Standing, error) {
 // Standing is what a room call saw, atomically: the room as a whole and,
 // for Join and Look, one shopper's place in it.
 type Standing struct {
-	Opened    bool      // the sale has opened (now >= its start)
+	Opened    bool      // the room has opened: now >= the start, or a call has already seen it open
 	Ended     bool      // the sale has ended: nobody joins or is admitted
 	Admitted  int64     // shoppers admitted from the head of the queue
 	Early     int64     // shoppers who joined before the opening
