@@ -291,3 +291,27 @@ func TestWaitingRoomAnswers(t *testing.T) {
 		t.Fatalf("refused purchases sold something: %s", st.raw)
 	}
 }
+
+// TestAdmittedPurchasePassesTheGate: the admission gate, which sheds a
+// stampede on a sale's last units, does not turn away a shopper the waiting
+// room admitted: the room already meters them against the stock left, and a
+// refusal would hold their unit until their window passed. Non-admitted
+// requests use up the gate's budget first (multiple 1, one unit left).
+func TestAdmittedPurchasePassesTheGate(t *testing.T) {
+	clk := newClock(t0)
+	s := start(t, clk, func(c *config.Config) { c.PurchaseTokens = false; c.AdmitMultiple = 1 })
+	id := roomSale(t, s, 2, 100, t0.Add(-time.Second))
+	roomPath, buyPath := "/api/v1/items/"+itoa(id)+"/room", "/api/v1/items/"+itoa(id)+"/purchase"
+	ann, bob := mintToken(t, "ann"), mintToken(t, "bob")
+	for _, tok := range []string{ann, bob} {
+		check(t, s.call(t, "POST", roomPath, tok, nil), want{200, "", ""})
+	}
+	clk.Add(time.Second) // both admitted; the clock stays here, so the gate's window never rolls over
+	buyAdmitted(t, s, id, roomPath, ann) // the gate now knows 1 unit is left
+	check(t, s.call(t, "POST", buyPath, mintToken(t, "xan"), nil), want{403, "not_admitted", ""})
+	check(t, s.call(t, "POST", buyPath, mintToken(t, "yul"), nil), want{503, "unavailable", ""}) // the gate's budget is spent
+	buyAdmitted(t, s, id, roomPath, bob)
+	if st := s.settle(t, id); st.body["sold"].(float64) != 2 || st.body["consistent"] != true {
+		t.Fatalf("stats: %s", st.raw)
+	}
+}

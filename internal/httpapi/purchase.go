@@ -31,11 +31,7 @@ func (s *Server) purchase(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	if ok, soldOut := s.Gate.Admit(req.ItemID, req.UserID); !ok {
-		var err error = errBusy
-		if soldOut {
-			err = stock.ErrSoldOut
-		}
+	if err := s.gate(req); err != nil {
 		s.Metrics.purchase("gated_"+lookup(err).Code, start)
 		writeError(c, err)
 		return
@@ -75,6 +71,25 @@ func (s *Server) purchaseRequest(c *gin.Context) (stock.Request, error) {
 	}
 	return stock.Request{ItemID: id, UserID: userOf(c), Quantity: qty, OrderID: s.NewOrderID(),
 		IdempotencyKey: key, Now: s.Now(), Admitted: c.GetBool(admittedKey)}, nil
+}
+
+// gate asks the admission gate whether req may reach Redis: nil, errBusy, or
+// stock.ErrSoldOut. The gate sheds a stampede on a sale's last units; a
+// waiting room's admitted shoppers are no stampede (the room lets through no
+// more of them than the stock left can serve), and turning one away would
+// leave their unit held until their window passed.
+func (s *Server) gate(req stock.Request) error {
+	if req.Admitted {
+		return nil
+	}
+	ok, soldOut := s.Gate.Admit(req.ItemID, req.UserID)
+	switch {
+	case ok:
+		return nil
+	case soldOut:
+		return stock.ErrSoldOut
+	}
+	return errBusy
 }
 
 // purchaseQuantity reads the body's quantity, 1 if the body is empty.
