@@ -11,10 +11,10 @@
 //   env: BASE_URL, SHOPPERS (2000), STOCK (200), VUS (50), OPENS_IN (5 s),
 //        P99_MS (500), SALE_ID (use an existing sale; STOCK is then read from it)
 import http from 'k6/http';
-import { check, sleep, fail } from 'k6';
+import { check, sleep } from 'k6';
 import { Counter } from 'k6/metrics';
 import exec from 'k6/execution';
-import { BASE_URL, ADMIN_TOKEN, int, shopperToken, admin, auth } from './lib.js';
+import { BASE_URL, int, auth, saleForTest, checkAfterSale } from './lib.js';
 
 const SHOPPERS = int('SHOPPERS', 2000);
 const STOCK = int('STOCK', 200);
@@ -41,23 +41,7 @@ export const options = {
 };
 
 export function setup() {
-  if (!ADMIN_TOKEN) fail('set ADMIN_TOKEN (make run prints it; scripts/dev-env.sh holds it)');
-  let saleID = __ENV.SALE_ID;
-  let opensAt = Date.now() + OPENS_IN * 1000;
-  if (!saleID) {
-    const r = admin('POST', '/api/v1/admin/items', {
-      name: `k6 flash sale ${new Date().toISOString()}`, description: 'load test', price_cents: 100,
-      stock_total: STOCK, per_user_limit: 1,
-      starts_at: new Date(opensAt).toISOString(), ends_at: new Date(opensAt + 3600e3).toISOString(),
-    });
-    if (r.status !== 201) fail(`create sale: ${r.status} ${r.body}`);
-    saleID = String(r.json('id'));
-  } else {
-    opensAt = Date.parse(http.get(`${BASE_URL}/api/v1/items/${saleID}`).json('starts_at'));
-  }
-  const tokens = [];
-  for (let i = 0; i < SHOPPERS; i++) tokens.push(shopperToken(`k6-${saleID}-${i}`));
-  return { saleID, opensAt, tokens };
+  return saleForTest({ label: 'k6 flash sale', stock: STOCK, shoppers: SHOPPERS, opensIn: OPENS_IN, namePrefix: 'k6' });
 }
 
 // One iteration is one shopper's try; every shopper comes twice (a
@@ -88,18 +72,7 @@ export default function (data) {
 }
 
 export function teardown(data) {
-  let st = null;
-  for (let i = 0; i < 60; i++) {
-    st = admin('GET', `/api/v1/admin/items/${data.saleID}/stats`).json();
-    if (st.orders_pending === 0) break;
-    sleep(0.5);
-  }
-  const ok = check(st, {
-    'queue drained': (s) => s.orders_pending === 0,
-    'stores agree (invariant 4)': (s) => s.consistent === true,
-    'exactly the stock sold': (s) => s.sold === s.stock_total,
+  checkAfterSale(data.saleID, {
     'nothing left in Redis or MySQL': (s) => s.stock_redis === 0 && s.stock_mysql === 0,
   });
-  console.log(`sale ${data.saleID}: ${JSON.stringify(st)}`);
-  if (!ok) fail(`invariants do not hold after the sale: ${JSON.stringify(st)}`);
 }

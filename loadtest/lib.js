@@ -1,7 +1,7 @@
 // Shared helpers of the k6 scripts: configuration, shopper tokens, the
 // admin API.
 import http from 'k6/http';
-import { sleep } from 'k6';
+import { check, sleep, fail } from 'k6';
 import crypto from 'k6/crypto';
 import encoding from 'k6/encoding';
 
@@ -36,3 +36,46 @@ export const admin = (method, path, body) => http.request(method, `${BASE_URL}${
   { headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json' }, tags: { kind: 'admin' } });
 
 export const auth = (token, extra = {}) => ({ headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...extra } });
+
+// saleForTest creates a sale of stock units, one per shopper, opening in
+// opensIn seconds (extra fields are added to it), or takes SALE_ID; it mints
+// a token for each of shoppers shoppers named namePrefix-<sale>-<n>.
+export function saleForTest({ label, stock, shoppers, opensIn, namePrefix, extra = {} }) {
+  if (!ADMIN_TOKEN) fail('set ADMIN_TOKEN (make run prints it; scripts/dev-env.sh holds it)');
+  let saleID = __ENV.SALE_ID;
+  let opensAt = Date.now() + opensIn * 1000;
+  if (!saleID) {
+    const r = admin('POST', '/api/v1/admin/items', {
+      name: `${label} ${new Date().toISOString()}`, description: 'load test', price_cents: 100,
+      stock_total: stock, per_user_limit: 1, ...extra,
+      starts_at: new Date(opensAt).toISOString(), ends_at: new Date(opensAt + 3600e3).toISOString(),
+    });
+    if (r.status !== 201) fail(`create sale: ${r.status} ${r.body}`);
+    saleID = String(r.json('id'));
+  } else {
+    opensAt = Date.parse(http.get(`${BASE_URL}/api/v1/items/${saleID}`).json('starts_at'));
+  }
+  const tokens = [];
+  for (let i = 0; i < shoppers; i++) tokens.push(shopperToken(`${namePrefix}-${saleID}-${i}`));
+  return { saleID, opensAt, tokens };
+}
+
+// checkAfterSale waits up to 30 s for the sale's queue to drain, then checks
+// that the stores agree and the whole stock sold, plus any extra checks; it
+// fails the run if any does not hold.
+export function checkAfterSale(saleID, extra = {}) {
+  let st = null;
+  for (let i = 0; i < 60; i++) {
+    st = admin('GET', `/api/v1/admin/items/${saleID}/stats`).json();
+    if (st.orders_pending === 0) break;
+    sleep(0.5);
+  }
+  const ok = check(st, {
+    'queue drained': (s) => s.orders_pending === 0,
+    'stores agree (invariant 4)': (s) => s.consistent === true,
+    'exactly the stock sold': (s) => s.sold === s.stock_total,
+    ...extra,
+  });
+  console.log(`sale ${saleID}: ${JSON.stringify(st)}`);
+  if (!ok) fail(`invariants do not hold after the sale: ${JSON.stringify(st)}`);
+}

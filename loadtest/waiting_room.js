@@ -12,10 +12,10 @@
 //   env: BASE_URL, SHOPPERS (1000), STOCK (100), RATE (50 per second),
 //        OPENS_IN (5 s), SALE_ID (use an existing sale with a room)
 import http from 'k6/http';
-import { check, sleep, fail } from 'k6';
+import { check, sleep } from 'k6';
 import { Counter, Trend } from 'k6/metrics';
 import exec from 'k6/execution';
-import { BASE_URL, ADMIN_TOKEN, int, shopperToken, admin, auth } from './lib.js';
+import { BASE_URL, int, auth, saleForTest, checkAfterSale } from './lib.js';
 
 const SHOPPERS = int('SHOPPERS', 1000);
 const STOCK = int('STOCK', 100);
@@ -42,23 +42,7 @@ export const options = {
 };
 
 export function setup() {
-  if (!ADMIN_TOKEN) fail('set ADMIN_TOKEN (make run prints it; scripts/dev-env.sh holds it)');
-  let saleID = __ENV.SALE_ID;
-  let opensAt = Date.now() + OPENS_IN * 1000;
-  if (!saleID) {
-    const r = admin('POST', '/api/v1/admin/items', {
-      name: `k6 waiting room ${new Date().toISOString()}`, description: 'load test', price_cents: 100,
-      stock_total: STOCK, per_user_limit: 1, room_rate: RATE,
-      starts_at: new Date(opensAt).toISOString(), ends_at: new Date(opensAt + 3600e3).toISOString(),
-    });
-    if (r.status !== 201) fail(`create sale: ${r.status} ${r.body}`);
-    saleID = String(r.json('id'));
-  } else {
-    opensAt = Date.parse(http.get(`${BASE_URL}/api/v1/items/${saleID}`).json('starts_at'));
-  }
-  const tokens = [];
-  for (let i = 0; i < SHOPPERS; i++) tokens.push(shopperToken(`k6-room-${saleID}-${i}`));
-  return { saleID, opensAt, tokens };
+  return saleForTest({ label: 'k6 waiting room', stock: STOCK, shoppers: SHOPPERS, opensIn: OPENS_IN, namePrefix: 'k6-room', extra: { room_rate: RATE } });
 }
 
 const room = (data, method, token) => http.request(method, `${BASE_URL}/api/v1/items/${data.saleID}/room`, null,
@@ -110,17 +94,5 @@ function buy(data, token, admission) {
 }
 
 export function teardown(data) {
-  let st = null;
-  for (let i = 0; i < 60; i++) {
-    st = admin('GET', `/api/v1/admin/items/${data.saleID}/stats`).json();
-    if (st.orders_pending === 0) break;
-    sleep(0.5);
-  }
-  const ok = check(st, {
-    'queue drained': (s) => s.orders_pending === 0,
-    'stores agree (invariant 4)': (s) => s.consistent === true,
-    'exactly the stock sold': (s) => s.sold === s.stock_total,
-  });
-  console.log(`sale ${data.saleID}: ${JSON.stringify(st)}`);
-  if (!ok) fail(`invariants do not hold after the sale: ${JSON.stringify(st)}`);
+  checkAfterSale(data.saleID);
 }
