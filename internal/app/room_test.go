@@ -306,7 +306,7 @@ func TestAdmittedPurchasePassesTheGate(t *testing.T) {
 	for _, tok := range []string{ann, bob} {
 		check(t, s.call(t, "POST", roomPath, tok, nil), want{200, "", ""})
 	}
-	clk.Add(time.Second) // both admitted; the clock stays here, so the gate's window never rolls over
+	clk.Add(time.Second)                 // both admitted; the clock stays here, so the gate's window never rolls over
 	buyAdmitted(t, s, id, roomPath, ann) // the gate now knows 1 unit is left
 	check(t, s.call(t, "POST", buyPath, mintToken(t, "xan"), nil), want{403, "not_admitted", ""})
 	check(t, s.call(t, "POST", buyPath, mintToken(t, "yul"), nil), want{503, "unavailable", ""}) // the gate's budget is spent
