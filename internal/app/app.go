@@ -31,6 +31,7 @@ import (
 	"github.com/seckill/seckill/internal/ratelimit"
 	"github.com/seckill/seckill/internal/redisconn"
 	"github.com/seckill/seckill/internal/room"
+	"github.com/seckill/seckill/internal/sale"
 	"github.com/seckill/seckill/internal/soldout"
 	"github.com/seckill/seckill/internal/stock"
 	"github.com/seckill/seckill/internal/sync/lock"
@@ -54,7 +55,9 @@ type App struct {
 	stock     *stock.Store
 	orders    *order.Store
 	hints     *order.Hints
+	locks     *lock.Locker
 	syncer    *stocksync.Syncer
+	sales     *sale.Service
 	metrics   *httpapi.Metrics
 	hub       *dashboard.Hub
 	soldOut   *soldout.Marks
@@ -81,7 +84,9 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	}
 	a.stock = stock.NewStore(a.rdb, a.keys)
 	a.orders = order.NewStore(a.db)
-	a.syncer = stocksync.New(a.db, a.stock, now, a.log)
+	a.locks = lock.New(a.rdb, a.cfg.RedisPrefix)
+	a.syncer = stocksync.New(a.db, a.stock, a.locks, now, a.log)
+	a.sales = sale.New(a.db, a.stock, a.syncer, now, a.log)
 	if err := a.stock.LoadScripts(ctx); err != nil {
 		a.Close()
 		return nil, err
@@ -140,7 +145,7 @@ func (a *App) listen(now func() time.Time) error {
 		RequirePurchaseToken: a.cfg.PurchaseTokens, PurchaseTokenTTL: a.cfg.PurchaseTTL,
 		Gate: a.gate, SecureCookies: a.cfg.SecureCookies, Room: a.rooms, RoomEvents: a.roomWatch,
 		SoldOut: a.soldOut,
-		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Syncer: a.syncer,
+		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Syncer: a.syncer, Sales: a.sales,
 		Tokens:     httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
 		AdminToken: a.cfg.AdminToken, DemoLogin: a.cfg.DemoLogin, Now: now,
 		NewOrderID: func() string { return ulid.Make().String() },
@@ -188,11 +193,11 @@ func (a *App) Run(ctx context.Context) error {
 	g.Go(func() error { return a.stock.Run(workers) })
 	g.Go(func() error { return a.limiter.Run(workers) })
 	g.Go(func() error { return soldout.Listen(workers, a.rdb, a.keys.ReturnsChannel(), a.stockReturned, a.log) })
-	jobs := a.syncer.NewJobs(lock.New(a.rdb, a.cfg.RedisPrefix), stocksync.JobsConfig{
-		PaymentTimeout: a.cfg.PaymentTimeout, SweepEvery: a.cfg.SweepEvery, ReconcileEvery: a.cfg.ReconcileEvery,
-	})
+	jobs := a.locks.NewJobs(a.log)
 	jobs.OnRun = a.metrics.JobRan
-	g.Go(func() error { return jobs.Run(workers) })
+	g.Go(func() error {
+		return jobs.Run(workers, a.sales.SweepJob(a.cfg.SweepEvery, a.cfg.PaymentTimeout), a.syncer.ReconcileJob(a.cfg.ReconcileEvery))
+	})
 	for i := range a.cfg.Workers {
 		p := order.NewPersister(a.rdb, a.keys, a.orders, a.syncer, a.metrics, a.hints, a.persisterConfig(i), a.log)
 		g.Go(func() error { return p.Run(workers) })

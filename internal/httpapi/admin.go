@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"log/slog"
 	"net/http"
 	"time"
 
@@ -94,16 +93,10 @@ func (s *Server) createItem(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	ctx := c.Request.Context()
-	it, err = s.Catalog.Create(ctx, it)
+	it, err = s.Sales.Create(c.Request.Context(), it)
 	if err != nil {
 		writeError(c, err)
 		return
-	}
-	// The sale exists now; failing the request would invite a duplicate on
-	// retry. A failed warm is logged and the first purchase warms the sale.
-	if err := s.Syncer.Warm(ctx, it.ID); err != nil {
-		slog.WarnContext(ctx, "new sale not warmed; it warms on first purchase", "item_id", it.ID, "err", err)
 	}
 	s.writeItem(c, http.StatusCreated, it)
 }
@@ -129,7 +122,7 @@ func (s *Server) updateItem(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	it, err := s.Syncer.UpdateItem(ctx, id, p)
+	it, err := s.Sales.Update(ctx, id, p)
 	if err != nil {
 		writeError(c, err)
 		return

@@ -17,7 +17,7 @@ var errOrderPending = errors.New("order still pending in redis")
 // nothing.
 func (s *Server) payOrder(c *gin.Context) {
 	ctx, user, id := c.Request.Context(), userOf(c), c.Param("id")
-	o, err := s.Orders.Pay(ctx, id, user)
+	o, err := s.Sales.Pay(ctx, id, user)
 	s.answerOrder(c, ctx, user, id, o, err)
 }
 
@@ -25,7 +25,7 @@ func (s *Server) payOrder(c *gin.Context) {
 // sale; the shopper may buy again.
 func (s *Server) cancelOrder(c *gin.Context) {
 	ctx, user, id := c.Request.Context(), userOf(c), c.Param("id")
-	o, err := s.Syncer.Cancel(ctx, id, user, order.ReasonShopper)
+	o, err := s.Sales.Cancel(ctx, id, user, order.ReasonShopper)
 	s.answerOrder(c, ctx, user, id, o, err)
 }
 

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -36,7 +35,7 @@ func (s *Server) purchase(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	res, err := s.reserve(c.Request.Context(), req)
+	res, err := s.Sales.Reserve(c.Request.Context(), req)
 	s.observe(req.ItemID, res, err)
 	if err != nil {
 		s.Metrics.purchase(lookup(err).Code, start)
@@ -199,20 +198,4 @@ func validIdempotencyKey(k string) bool {
 		}
 	}
 	return true
-}
-
-// reserve runs the script; a sale Redis does not know yet (created on
-// another server, or Redis restarted) is warmed from MySQL once and retried.
-func (s *Server) reserve(ctx context.Context, req stock.Request) (stock.Reservation, error) {
-	res, err := s.Stock.Reserve(ctx, req)
-	if !errors.Is(err, stock.ErrNotWarmed) {
-		return res, err
-	}
-	if _, err := s.Catalog.Get(ctx, req.ItemID); err != nil {
-		return stock.Reservation{}, err
-	}
-	if err := s.Syncer.Warm(ctx, req.ItemID); err != nil {
-		return stock.Reservation{}, err
-	}
-	return s.Stock.Reserve(ctx, req)
 }

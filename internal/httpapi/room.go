@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
@@ -75,13 +74,13 @@ func (s *Server) roomCall(c *gin.Context, op roomOp) {
 	if !ok {
 		return
 	}
-	ctx, user, now, rules := c.Request.Context(), userOf(c), s.Now(), s.roomRules(it)
-	st, err := op(ctx, it.ID, user, now, rules)
-	if errors.Is(err, room.ErrNotWarmed) {
-		if err = s.Syncer.Warm(ctx, it.ID); err == nil {
-			st, err = op(ctx, it.ID, user, now, rules)
-		}
-	}
+	user, now, rules := userOf(c), s.Now(), s.roomRules(it)
+	var st room.Standing
+	err := s.Sales.Warmed(c.Request.Context(), it.ID, func(ctx context.Context) error {
+		var err error
+		st, err = op(ctx, it.ID, user, now, rules)
+		return err
+	})
 	if err != nil {
 		writeError(c, err)
 		return

@@ -47,9 +47,17 @@ type Orders interface {
 type Syncer interface {
 	Warm(ctx context.Context, itemID int64) error
 	Stats(ctx context.Context, itemID int64) (stocksync.Stats, error)
-	UpdateItem(ctx context.Context, id int64, p catalog.Patch) (catalog.Item, error)
-	Cancel(ctx context.Context, orderID, userID, reason string) (order.Order, error)
 	Reconcile(ctx context.Context) (stocksync.Report, error)
+}
+
+// Sales changes sales and their orders in both stores (sale.Service).
+type Sales interface {
+	Create(ctx context.Context, it catalog.Item) (catalog.Item, error)
+	Update(ctx context.Context, id int64, p catalog.Patch) (catalog.Item, error)
+	Reserve(ctx context.Context, r stock.Request) (stock.Reservation, error)
+	Warmed(ctx context.Context, itemID int64, op func(ctx context.Context) error) error
+	Pay(ctx context.Context, orderID, userID string) (order.Order, error)
+	Cancel(ctx context.Context, orderID, userID, reason string) (order.Order, error)
 }
 
 // Deps is everything the server is built from.
@@ -58,6 +66,7 @@ type Deps struct {
 	Stock      Stock
 	Orders     Orders
 	Syncer     Syncer
+	Sales      Sales
 	Tokens     *Tokens
 	AdminToken string
 	DemoLogin  bool

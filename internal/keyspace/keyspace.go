@@ -80,10 +80,6 @@ func (k Item) Idempotency() string { return k.base + "idem" }
 // Stream is the queue of reserved orders waiting to be written to MySQL.
 func (k Item) Stream() string { return k.base + "orders" }
 
-// RepairLock is held by whoever repairs the sale's stock, so two repairs
-// never apply the same correction twice.
-func (k Item) RepairLock() string { return k.base + "repair" }
-
 // DeadLetters records stream entries MySQL refused, with the reason.
 func (k Item) DeadLetters() string { return k.base + "dead" }
 

@@ -29,11 +29,14 @@ func (s *Store) Pay(ctx context.Context, id, userID string) (Order, error) {
 	})
 }
 
-// Cancel cancels an unpaid order and puts its stock back on sale in MySQL, in
-// one transaction that also records the Redis step as owed (see Released).
-// userID "" cancels any shopper's order (the payment timeout). Cancelling a
-// cancelled order returns it unchanged. It returns ErrNotFound and ErrPaid.
-func (s *Store) Cancel(ctx context.Context, id, userID, reason string) (Order, error) {
+// CancelInMySQL is the MySQL step of a cancellation, and only that: it
+// cancels an unpaid order and puts its stock back on sale in MySQL, in one
+// transaction that also records the Redis step as owed (see Unreleased).
+// Alone it leaves the unit held in Redis until the sweeper settles the owed
+// step: cancel orders with sale.Service.Cancel, which does both. userID ""
+// cancels any shopper's order (the payment timeout). Cancelling a cancelled
+// order returns it unchanged. It returns ErrNotFound and ErrPaid.
+func (s *Store) CancelInMySQL(ctx context.Context, id, userID, reason string) (Order, error) {
 	return s.transition(ctx, "cancel", id, userID, func(tx *gorm.DB, cur *row) error {
 		switch cur.Status {
 		case StatusPaid:

@@ -1,6 +1,8 @@
-// Package lock is a Redis lock for singleton jobs: work such as the
-// unpaid-order sweeper that must run in one server at a time however many
-// servers are up. A lock is a Redis hash {owner, count} with a PEXPIRE, so a
+// Package lock is the one Redis lock of the project. It serves two kinds of
+// holder: singleton jobs (the unpaid-order sweeper, the reconciliation) that
+// must run in one server at a time however many servers are up, and the
+// per-sale sync lock under which a warm, a repair or a stock change runs so
+// that none of them measures the stores while another changes them. A lock is a Redis hash {owner, count} with a PEXPIRE, so a
 // holder that dies loses it after its ttl; obtaining, refreshing and
 // releasing are each one Lua script (lua/lock_*.lua), so ownership is checked
 // and changed in one step. The same owner may obtain a lock again
@@ -64,13 +66,17 @@ func (l *Locker) Key(name string) string { return l.prefix + ":lock:{" + name + 
 
 // NewOwner returns a token unique to one holder: host, process and random
 // part, so a lock's owner can be traced to a server in redis-cli.
-func NewOwner() string {
+func NewOwner() string { return ownerPrefix + rand.Text() }
+
+// ownerPrefix names this process in owner tokens; computed once, since every
+// warm, repair and cancel takes a lock with an owner of its own.
+var ownerPrefix = func() string {
 	host, err := os.Hostname()
 	if err != nil {
 		host = "unknown"
 	}
-	return host + "-" + strconv.Itoa(os.Getpid()) + "-" + rand.Text()
-}
+	return host + "-" + strconv.Itoa(os.Getpid()) + "-"
+}()
 
 // Lock is one hold of an obtained lock.
 type Lock struct {

@@ -25,7 +25,7 @@ func TestCancelInterruptedBetweenStores(t *testing.T) {
 	stop()
 
 	// The MySQL step alone, as a crash right after it would leave things.
-	if _, err := s.orders.Cancel(ctx, res.OrderID, "alice", order.ReasonShopper); err != nil {
+	if _, err := s.orders.CancelInMySQL(ctx, res.OrderID, "alice", order.ReasonShopper); err != nil {
 		t.Fatal(err)
 	}
 	k := s.keys.Item(it.ID)

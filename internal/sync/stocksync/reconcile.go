@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/sync/lock"
 )
 
 // ItemReport is one sale's reconciliation: its numbers as found, and what
@@ -94,12 +95,21 @@ func (s *Syncer) reconcileItem(ctx context.Context, id int64) (ItemReport, error
 }
 
 func (s *Syncer) lockedCorrect(ctx context.Context, id int64) (int64, error) {
-	unlock, err := s.stock.LockRepair(ctx, id, 10*time.Second, 5*time.Second)
-	if err != nil {
-		return 0, err
-	}
-	defer unlock()
-	return s.correct(ctx, id)
+	var delta int64
+	err := s.Exclusive(ctx, id, 10*time.Second, 5*time.Second, func(ctx context.Context) error {
+		var err error
+		delta, err = s.correct(ctx, id)
+		return err
+	})
+	return delta, err
+}
+
+// ReconcileJob is Reconcile as a periodic job of the fleet.
+func (s *Syncer) ReconcileJob(every time.Duration) lock.Job {
+	return lock.Job{Name: "reconcile", Every: every, Run: func(ctx context.Context) error {
+		_, err := s.Reconcile(ctx)
+		return err
+	}}
 }
 
 // record writes the actions to reconcile_log and the log.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/stock"
+	"github.com/seckill/seckill/internal/testenv"
 )
 
 // TestCrashedWorkerEntriesAreReclaimed: a worker reads a batch and dies,
@@ -205,11 +206,8 @@ func TestRejectedOrdersRepairRedis(t *testing.T) {
 	}
 	// The repair runs after the rejected entries are acknowledged, so it
 	// may land just after the stream looks drained.
-	for deadline := time.Now().Add(5 * time.Second); s.rdb.Get(ctx, k.Stock()).Val() != "0"; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("redis stock = %s 5s after draining, want 0 (MySQL had room for 2 of 4)", s.rdb.Get(ctx, k.Stock()).Val())
-		}
-	}
+	testenv.Eventually(t, 5*time.Second, func() bool { return s.rdb.Get(ctx, k.Stock()).Val() == "0" },
+		"redis stock is not 0 after draining (MySQL had room for 2 of 4)")
 	if buyers := s.rdb.HLen(ctx, k.Buyers()).Val(); buyers != 2 {
 		t.Fatalf("%d buyers in redis, want the 2 persisted", buyers)
 	}

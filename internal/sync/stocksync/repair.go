@@ -13,28 +13,25 @@ import (
 // warm would be aborted by every purchase). It forgets the rejected buyers,
 // then measures how far Redis stock is from what MySQL says it should be and
 // corrects it by that much. The drift does not change as purchases go on, so
-// correcting it a moment later is still exact; the repair lock makes sure two
+// correcting it a moment later is still exact; the sale's sync lock makes sure two
 // workers never apply the same correction twice.
 func (s *Syncer) Repair(ctx context.Context, itemID int64, rejected []keyspace.Entry) error {
-	unlock, err := s.stock.LockRepair(ctx, itemID, 10*time.Second, 5*time.Second)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	for _, e := range rejected {
-		if _, err := s.stock.Forget(ctx, itemID, e.UserID, e.OrderID); err != nil {
-			return err
+	return s.Exclusive(ctx, itemID, 10*time.Second, 5*time.Second, func(ctx context.Context) error {
+		for _, e := range rejected {
+			if _, err := s.stock.Forget(ctx, itemID, e.UserID, e.OrderID); err != nil {
+				return err
+			}
 		}
-	}
-	delta, err := s.correct(ctx, itemID)
-	if delta != 0 {
-		s.log.Warn("repaired redis stock after rejected orders", "item_id", itemID, "delta", delta)
-	}
-	return err
+		delta, err := s.correct(ctx, itemID)
+		if delta != 0 {
+			s.log.Warn("repaired redis stock after rejected orders", "item_id", itemID, "delta", delta)
+		}
+		return err
+	})
 }
 
 // correct measures the drift of Redis stock and removes it; the caller holds
-// the repair lock. It returns the change made. Owed releases of the item are
+// the sale's sync lock. It returns the change made. Owed releases of the item are
 // settled first: one whose Redis step was done but not recorded (a crash in
 // between) would otherwise look like drift.
 func (s *Syncer) correct(ctx context.Context, itemID int64) (int64, error) {

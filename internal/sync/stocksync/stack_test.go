@@ -15,7 +15,9 @@ import (
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/redisconn"
+	"github.com/seckill/seckill/internal/sale"
 	"github.com/seckill/seckill/internal/stock"
+	"github.com/seckill/seckill/internal/sync/lock"
 	"github.com/seckill/seckill/internal/sync/stocksync"
 	"github.com/seckill/seckill/internal/testenv"
 )
@@ -31,6 +33,7 @@ type stack struct {
 	orders *order.Store
 	stock  *stock.Store
 	syncer *stocksync.Syncer
+	sales  *sale.Service
 	log    *slog.Logger
 }
 
@@ -47,7 +50,9 @@ func newStackOn(tb testing.TB, t redisconn.Target) *stack {
 	s := &stack{db: db, rdb: rdb, keys: keyspace.New(prefix), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	s.items, s.orders = catalog.NewStore(db.Gorm), order.NewStore(db.Gorm)
 	s.stock = stock.NewStore(rdb, s.keys)
-	s.syncer = stocksync.New(db.Gorm, s.stock, func() time.Time { return t0 }, s.log)
+	clock := func() time.Time { return t0 }
+	s.syncer = stocksync.New(db.Gorm, s.stock, lock.New(rdb, prefix), clock, s.log)
+	s.sales = sale.New(db.Gorm, s.stock, s.syncer, clock, s.log)
 	return s
 }
 
@@ -103,14 +108,9 @@ func (s *stack) workers(tb testing.TB, n int, claimIdle time.Duration) (stop fun
 // drained waits until the item's stream is empty: every order is in MySQL.
 func (s *stack) drained(tb testing.TB, itemID int64) {
 	tb.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if s.rdb.XLen(context.Background(), s.keys.Item(itemID).Stream()).Val() == 0 {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	tb.Fatalf("stream of item %d not drained after 20s", itemID)
+	testenv.Eventually(tb, 20*time.Second, func() bool {
+		return s.rdb.XLen(context.Background(), s.keys.Item(itemID).Stream()).Val() == 0
+	}, "stream of item %d not drained", itemID)
 }
 
 // invariants checks invariants 1, 2 and 4 once drained, against the rows.

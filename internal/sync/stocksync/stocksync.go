@@ -1,5 +1,10 @@
-// Package stocksync keeps Redis stock in step with MySQL, the authority: it
-// warms sales into Redis and checks the invariants between the two stores.
+// Package stocksync keeps Redis in step with MySQL, the authority: it warms
+// sales into Redis, checks the invariants between the two stores (Stats),
+// repairs drift (Repair, Reconcile and its periodic job), and finishes the
+// Redis step of cancellations. Every one of these runs under the sale's sync
+// lock (Exclusive), so none measures the stores while another changes them.
+// The life of a sale (create, update, cancel) is package sale's; it uses
+// this package for the Redis side.
 //
 // It lives under internal/sync (the folder the project layout names) but is
 // not called "sync", so it never shadows the standard library's package.
@@ -11,6 +16,7 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"gorm.io/gorm"
@@ -19,6 +25,7 @@ import (
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/stock"
+	"github.com/seckill/seckill/internal/sync/lock"
 )
 
 // Syncer reads MySQL through consistent read-only transactions and writes
@@ -26,6 +33,7 @@ import (
 type Syncer struct {
 	db    *gorm.DB
 	stock *stock.Store
+	locks *lock.Locker
 	now   func() time.Time
 	log   *slog.Logger
 	// betweenReads, when set by a test, runs after Stats reads Redis and
@@ -33,9 +41,24 @@ type Syncer struct {
 	betweenReads func()
 }
 
-// New returns a syncer; now is the clock that decides which sales are open.
-func New(db *gorm.DB, st *stock.Store, now func() time.Time, log *slog.Logger) *Syncer {
-	return &Syncer{db: db, stock: st, now: now, log: log}
+// New returns a syncer whose sale locks are taken from locks; now is the
+// clock that decides which sales are open.
+func New(db *gorm.DB, st *stock.Store, locks *lock.Locker, now func() time.Time, log *slog.Logger) *Syncer {
+	return &Syncer{db: db, stock: st, locks: locks, now: now, log: log}
+}
+
+// Exclusive runs fn while it holds the sale's sync lock, waiting up to wait
+// for it; ttl bounds how long a holder that died keeps it. Warms, repairs,
+// releases and stock changes of one sale never overlap, on any server: a
+// correction measured while another of them changed the stores would be
+// applied on top of it. It returns lock.ErrNotObtained if the lock stayed
+// held, or fn's error.
+func (s *Syncer) Exclusive(ctx context.Context, itemID int64, ttl, wait time.Duration, fn func(ctx context.Context) error) error {
+	name := "sale:" + strconv.FormatInt(itemID, 10)
+	if err := s.locks.RunWait(ctx, name, lock.NewOwner(), ttl, wait, fn); err != nil {
+		return fmt.Errorf("sale %d under its sync lock: %w", itemID, err)
+	}
+	return nil
 }
 
 // snapshotRead runs fn in one read-only REPEATABLE READ transaction, so every
@@ -50,15 +73,16 @@ func (s *Syncer) snapshotRead(ctx context.Context, fn func(*catalog.Store, *orde
 // Warm copies an item's stock, window, limit and buyers from MySQL into Redis.
 // Orders still in the stream and not yet in MySQL keep their stock and their
 // buyer, so warming mid-sale never hands out stock twice. It returns
-// catalog.ErrNotFound for an unknown item and stock.ErrBusy if purchases kept
-// racing it.
+// catalog.ErrNotFound for an unknown item, stock.ErrBusy if purchases kept
+// racing it, and lock.ErrNotObtained if another sync step held the sale.
 func (s *Syncer) Warm(ctx context.Context, itemID int64) error {
 	// A correction measured before this warm must not land after it.
-	unlock, err := s.stock.LockRepair(ctx, itemID, 30*time.Second, 10*time.Second)
-	if err != nil {
-		return err
-	}
-	defer unlock()
+	return s.Exclusive(ctx, itemID, 30*time.Second, 10*time.Second, func(ctx context.Context) error {
+		return s.warmLocked(ctx, itemID)
+	})
+}
+
+func (s *Syncer) warmLocked(ctx context.Context, itemID int64) error {
 	return s.stock.Warm(ctx, itemID, func(ctx context.Context, pending []keyspace.Entry) (stock.State, error) {
 		var st stock.State
 		// Not read-only: the item row is read with a shared lock, so an

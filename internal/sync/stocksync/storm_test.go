@@ -101,7 +101,6 @@ func watchStats(t *testing.T, s *stack, itemID int64, done <-chan struct{}, drif
 		} else if !st.Consistent && msg == "" {
 			msg = strconv.Quote(st.Problems[0])
 		}
-		time.Sleep(2 * time.Millisecond)
 	}
 }
 

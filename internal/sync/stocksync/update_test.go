@@ -10,6 +10,8 @@ import (
 
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/stock"
+	"github.com/seckill/seckill/internal/sync/stocksync"
+	"github.com/seckill/seckill/internal/testenv"
 )
 
 // TestConcurrentStockChangesStayInStep: admins change stock_total at the
@@ -25,7 +27,7 @@ func TestConcurrentStockChangesStayInStep(t *testing.T) {
 		wg.Go(func() {
 			for i := range 10 {
 				total := 100 + 10*((g+i)%5)
-				_, err := s.syncer.UpdateItem(ctx, it.ID, catalog.Patch{StockTotal: &total})
+				_, err := s.sales.Update(ctx, it.ID, catalog.Patch{StockTotal: &total})
 				if err != nil && !errors.Is(err, catalog.ErrStockConflict) && !errors.Is(err, stock.ErrStockConflict) {
 					t.Errorf("update: %v", err)
 				}
@@ -64,20 +66,21 @@ func TestRepairDuringStorm(t *testing.T) {
 		t.Fatal(err) // an operator cuts the sale to 50 units in MySQL, behind Redis's back
 	}
 	s.workers(t, 2, time.Second)
-	var wg sync.WaitGroup
-	for g := range 4 {
-		wg.Go(func() {
-			for i := range 60 {
+	for i := range 60 {
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Go(func() {
 				_, err := s.buy(it.ID, "r"+strconv.Itoa(g)+"-"+strconv.Itoa(i), 1)
 				if err != nil && !errors.Is(err, stock.ErrSoldOut) {
 					t.Errorf("buy: %v", err)
 				}
-				time.Sleep(10 * time.Millisecond) // slower than persistence, so rejections start mid-storm
-			}
-		})
+			})
+		}
+		wg.Wait()
+		// Each wave waits for the workers, so rejections (and their
+		// repairs) start mid-storm rather than after the last purchase.
+		s.drained(t, it.ID)
 	}
-	wg.Wait()
-	s.drained(t, it.ID)
 	dead := s.rdb.XLen(ctx, s.keys.Item(it.ID).DeadLetters()).Val()
 	t.Logf("%d orders rejected after 150 units vanished from MySQL", dead)
 	if dead >= 150 {
@@ -85,13 +88,41 @@ func TestRepairDuringStorm(t *testing.T) {
 	}
 	// The last repair runs after its rejected entries are acknowledged, so
 	// it may land just after the stream looks drained.
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if st, err := s.syncer.Stats(ctx, it.ID); (err == nil && st.Consistent) || time.Now().After(deadline) {
-			break
-		}
-	}
+	testenv.Eventually(t, 5*time.Second, func() bool {
+		st, err := s.syncer.Stats(ctx, it.ID)
+		return err == nil && st.Consistent
+	}, "stores still disagree after the storm was drained")
 	cur, _ := s.items.Get(ctx, it.ID)
 	if active := s.invariants(t, cur); len(active) != 50 {
 		t.Fatalf("%d orders persisted, want the 50 MySQL had", len(active))
+	}
+}
+
+// TestUpdateDuringCorrectionWaits: an admin's stock change arriving while a
+// drift correction measures waits for it, instead of being taken for drift.
+func TestUpdateDuringCorrectionWaits(t *testing.T) {
+	s := newStack(t)
+	it := s.sale(t, 10, 1)
+	ctx := context.Background()
+	done := make(chan error, 1)
+	stocksync.SetBetweenReads(s.syncer, func() {
+		stocksync.SetBetweenReads(s.syncer, nil)
+		go func() {
+			total := 20
+			_, err := s.sales.Update(ctx, it.ID, catalog.Patch{StockTotal: &total})
+			done <- err
+		}()
+		// Sleep: nothing shows from outside that a goroutine has reached its
+		// wait for a lock; this gives the update the time to get there.
+		time.Sleep(100 * time.Millisecond)
+	})
+	if err := s.syncer.Repair(ctx, it.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if st, err := s.syncer.Stats(ctx, it.ID); err != nil || !st.Consistent || st.StockTotal != 20 {
+		t.Fatalf("stats = %+v, %v: want consistent with stock_total 20", st, err)
 	}
 }

@@ -1,4 +1,4 @@
-package stocksync
+package sale
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/seckill/seckill/internal/stock"
 )
 
-// UpdateItem applies an admin's change to MySQL and Redis. A stock_total
+// Update applies an admin's change to MySQL and Redis. A stock_total
 // change moves available stock by the same delta in both stores. Redis is
 // changed while MySQL holds the item's row lock, so concurrent updates (and
 // warms, which take a shared lock) see one consistent order of changes.
@@ -18,18 +18,30 @@ import (
 // persisted: it refuses atomically to go below zero (stock.ErrStockConflict).
 // If MySQL then fails to commit, the Redis change is undone. It returns
 // catalog.ErrNotFound, catalog.ErrStockConflict or stock.ErrStockConflict.
-func (s *Syncer) UpdateItem(ctx context.Context, id int64, p catalog.Patch) (catalog.Item, error) {
+func (s *Service) Update(ctx context.Context, id int64, p catalog.Patch) (catalog.Item, error) {
 	// A change half applied must not be abandoned because the client hung up.
 	ctx = context.WithoutCancel(ctx)
+	var it catalog.Item
 	// A drift correction measuring between our Redis and MySQL steps would
 	// take our change for drift and undo it.
-	unlock, err := s.stock.LockRepair(ctx, id, 10*time.Second, 5*time.Second)
+	err := s.sync.Exclusive(ctx, id, 10*time.Second, 5*time.Second, func(ctx context.Context) error {
+		var err error
+		it, err = s.updateLocked(ctx, id, p)
+		return err
+	})
 	if err != nil {
 		return catalog.Item{}, err
 	}
-	defer unlock()
+	meta := stock.Meta{StartsAt: it.StartsAt, EndsAt: it.EndsAt, Limit: it.PerUserLimit, RoomRate: it.RoomRate}
+	if err := s.stock.SetMeta(ctx, id, meta); err != nil {
+		return catalog.Item{}, fmt.Errorf("update item %d: %w", id, err)
+	}
+	return it, nil
+}
+
+func (s *Service) updateLocked(ctx context.Context, id int64, p catalog.Patch) (catalog.Item, error) {
 	var adjusted int64
-	it, err := catalog.NewStore(s.db).Update(ctx, id, p, func(cur, next catalog.Item) error {
+	it, err := s.items.Update(ctx, id, p, func(cur, next catalog.Item) error {
 		delta := int64(next.StockTotal - cur.StockTotal)
 		if delta == 0 {
 			return nil
@@ -43,23 +55,16 @@ func (s *Syncer) UpdateItem(ctx context.Context, id int64, p catalog.Patch) (cat
 		adjusted = delta
 		return nil
 	})
-	if err != nil {
-		if adjusted != 0 {
-			s.undoAdjust(id, adjusted)
-		}
-		return catalog.Item{}, err
+	if err != nil && adjusted != 0 {
+		s.undoAdjust(id, adjusted)
 	}
-	meta := stock.Meta{StartsAt: it.StartsAt, EndsAt: it.EndsAt, Limit: it.PerUserLimit, RoomRate: it.RoomRate}
-	if err := s.stock.SetMeta(ctx, id, meta); err != nil {
-		return catalog.Item{}, fmt.Errorf("update item %d: %w", id, err)
-	}
-	return it, nil
+	return it, err
 }
 
 // undoAdjust reverses a Redis stock change whose MySQL update did not commit.
 // If Redis refuses or is unreachable the drift is logged; a warm repairs it
 // from MySQL.
-func (s *Syncer) undoAdjust(id, delta int64) {
+func (s *Service) undoAdjust(id, delta int64) {
 	if _, err := s.stock.Adjust(context.Background(), id, -delta); err != nil {
 		s.log.Error("could not undo redis stock change; re-warm the item", "item_id", id, "delta", delta, "err", err)
 	}

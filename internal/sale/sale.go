@@ -1,0 +1,34 @@
+// Package sale owns the life of a sale across MySQL and Redis: creating and
+// changing it, buying into it when Redis has not seen it yet, paying and
+// cancelling its orders, and the payment timeout. The handlers change a sale
+// only through Service; the stores below it (catalog, order, stock) each see
+// one side, and package stocksync keeps the two sides in step.
+package sale
+
+import (
+	"log/slog"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/order"
+	"github.com/seckill/seckill/internal/stock"
+	"github.com/seckill/seckill/internal/sync/stocksync"
+)
+
+// Service changes sales and their orders in both stores.
+type Service struct {
+	items  *catalog.Store
+	orders *order.Store
+	stock  *stock.Store
+	sync   *stocksync.Syncer
+	now    func() time.Time
+	log    *slog.Logger
+}
+
+// New returns the sale service; now is the clock that decides the payment
+// timeout.
+func New(db *gorm.DB, st *stock.Store, sync *stocksync.Syncer, now func() time.Time, log *slog.Logger) *Service {
+	return &Service{items: catalog.NewStore(db), orders: order.NewStore(db), stock: st, sync: sync, now: now, log: log}
+}

@@ -1,0 +1,48 @@
+package sale
+
+import (
+	"context"
+	"errors"
+
+	"github.com/seckill/seckill/internal/room"
+	"github.com/seckill/seckill/internal/stock"
+)
+
+// Reserve runs the reserve script for req (see stock.Store.Reserve), warming
+// the sale from MySQL first if Redis does not know it. It returns
+// stock.Reserve's errors, and catalog.ErrNotFound for a sale MySQL does not
+// have either.
+func (s *Service) Reserve(ctx context.Context, req stock.Request) (stock.Reservation, error) {
+	// No closure through Warmed: this is the purchase's hot path.
+	res, err := s.stock.Reserve(ctx, req)
+	if !errors.Is(err, stock.ErrNotWarmed) {
+		return res, err
+	}
+	if err := s.warmMissing(ctx, req.ItemID); err != nil {
+		return stock.Reservation{}, err
+	}
+	return s.stock.Reserve(ctx, req)
+}
+
+// Warmed runs op, and if op finds the sale missing in Redis (created on
+// another server, or Redis lost it), warms the sale from MySQL and runs op
+// once more. It returns op's error, catalog.ErrNotFound, or the warm's.
+func (s *Service) Warmed(ctx context.Context, itemID int64, op func(ctx context.Context) error) error {
+	err := op(ctx)
+	if !errors.Is(err, stock.ErrNotWarmed) && !errors.Is(err, room.ErrNotWarmed) {
+		return err
+	}
+	if err := s.warmMissing(ctx, itemID); err != nil {
+		return err
+	}
+	return op(ctx)
+}
+
+// warmMissing warms a sale Redis does not know. The sale is looked up in
+// MySQL first, so made-up ids cost one query and never take a sync lock.
+func (s *Service) warmMissing(ctx context.Context, itemID int64) error {
+	if _, err := s.items.Get(ctx, itemID); err != nil {
+		return err
+	}
+	return s.sync.Warm(ctx, itemID)
+}
