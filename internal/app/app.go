@@ -139,17 +139,19 @@ func (a *App) listen(now func() time.Time) error {
 	gin.SetMode(gin.ReleaseMode)
 	stopping := make(chan struct{})
 	engine := httpapi.New(httpapi.Deps{
-		Events: a.hub, Stopping: stopping, TrustedProxies: a.cfg.TrustedProxies, Logger: a.log,
-		Limiter:              a.limiter,
-		Rates:                httpapi.Rates{Shopper: a.cfg.RateShopper, IP: a.cfg.RateIP, Login: a.cfg.RateLogin},
-		RequirePurchaseToken: a.cfg.PurchaseTokens, PurchaseTokenTTL: a.cfg.PurchaseTTL,
-		Gate: a.gate, SecureCookies: a.cfg.SecureCookies, Room: a.rooms, RoomEvents: a.roomWatch,
-		SoldOut: a.soldOut,
-		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Syncer: a.syncer, Sales: a.sales,
-		Tokens:     httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
-		AdminToken: a.cfg.AdminToken, DemoLogin: a.cfg.DemoLogin, Now: now,
+		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Sales: a.sales, Syncer: a.syncer,
+		Room: a.rooms, RoomEvents: a.roomWatch, Events: a.hub,
+		Limiter: a.limiter, Gate: a.gate, SoldOut: a.soldOut, Metrics: a.metrics,
+		Tokens: httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
+		Web:    web.FS, Logger: a.log, Now: now,
 		NewOrderID: func() string { return ulid.Make().String() },
-		Ready:      a.ready, Metrics: a.metrics, Web: web.FS,
+		Ready:      a.ready, Stopping: stopping,
+		Settings: httpapi.Settings{
+			AdminToken: a.cfg.AdminToken, DemoLogin: a.cfg.DemoLogin, TrustedProxies: a.cfg.TrustedProxies,
+			Rates:                httpapi.Rates{Shopper: a.cfg.RateShopper, IP: a.cfg.RateIP, Login: a.cfg.RateLogin},
+			RequirePurchaseToken: a.cfg.PurchaseTokens, PurchaseTokenTTL: a.cfg.PurchaseTTL,
+			SecureCookies: a.cfg.SecureCookies,
+		},
 	})
 	ln, err := net.Listen("tcp", a.cfg.HTTPAddr)
 	if err != nil {

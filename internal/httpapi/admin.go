@@ -1,168 +1,134 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/sync/stocksync"
 )
 
-// itemInput is the body of create and update; absent fields are nil. Times
-// are strings so a malformed one is reported with its field name.
-type itemInput struct {
-	Name         *string `json:"name"`
-	Description  *string `json:"description"`
-	PriceCents   *int64  `json:"price_cents"`
-	StockTotal   *int    `json:"stock_total"`
-	PerUserLimit *int    `json:"per_user_limit"`
-	RoomRate     *int    `json:"room_rate"`
-	StartsAt     *string `json:"starts_at"`
-	EndsAt       *string `json:"ends_at"`
+// SaleChanger creates and changes sales in both stores (sale.Service).
+type SaleChanger interface {
+	Create(ctx context.Context, it catalog.Item) (catalog.Item, error)
+	Update(ctx context.Context, id int64, p catalog.Patch) (catalog.Item, error)
 }
 
-func (in itemInput) patch() (catalog.Patch, error) {
-	p := catalog.Patch{Name: in.Name, Description: in.Description, PriceCents: in.PriceCents,
-		StockTotal: in.StockTotal, PerUserLimit: in.PerUserLimit, RoomRate: in.RoomRate}
-	var err error
-	if p.StartsAt, err = parseTime("starts_at", in.StartsAt); err != nil {
-		return p, err
-	}
-	p.EndsAt, err = parseTime("ends_at", in.EndsAt)
-	return p, err
+// SyncAdmin keeps Redis in step with MySQL on an admin's word
+// (stocksync.Syncer).
+type SyncAdmin interface {
+	Warm(ctx context.Context, itemID int64) error
+	Stats(ctx context.Context, itemID int64) (stocksync.Stats, error)
+	Reconcile(ctx context.Context) (stocksync.Report, error)
 }
 
-func parseTime(field string, s *string) (*time.Time, error) {
-	if s == nil {
-		return nil, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, *s)
-	if err != nil {
-		return nil, invalid(field, field+" must be a time in RFC 3339 form, e.g. 2026-11-22T10:00:00Z")
-	}
-	t = t.UTC().Truncate(time.Millisecond) // MySQL keeps milliseconds
-	if t.Year() < 1000 || t.Year() > 9999 {
-		return nil, invalid(field, field+" must be between the years 1000 and 9999")
-	}
-	return &t, nil
+// Events hands out the dashboard's stream of snapshots (dashboard.Hub).
+type Events interface {
+	Subscribe() (<-chan []byte, func())
 }
 
-// validate checks a whole item, as created or as it would be after an update.
-func validate(it catalog.Item) error {
-	switch {
-	case len(it.Name) == 0 || len(it.Name) > 200:
-		return invalid("name", "name is required, at most 200 characters")
-	case len(it.Description) > 10000:
-		return invalid("description", "description is at most 10000 characters")
-	case it.PriceCents < 0 || it.PriceCents > 1e12:
-		return invalid("price_cents", "price_cents must be a whole number from 0 to 10^12")
-	case it.StockTotal < 1 || it.StockTotal > 10_000_000:
-		return invalid("stock_total", "stock_total must be from 1 to 10000000")
-	case it.PerUserLimit < 1 || it.PerUserLimit > it.StockTotal:
-		return invalid("per_user_limit", "per_user_limit must be from 1 to stock_total")
-	case it.RoomRate < 0 || it.RoomRate > 100_000:
-		return invalid("room_rate", "room_rate must be from 0 (no waiting room) to 100000 shoppers per second")
-	case it.StartsAt.IsZero():
-		return invalid("starts_at", "starts_at is required")
-	case it.EndsAt.IsZero():
-		return invalid("ends_at", "ends_at is required")
-	case !it.EndsAt.After(it.StartsAt):
-		return invalid("ends_at", "ends_at must be after starts_at")
-	}
-	return nil
+// adminAPI is the shop's side: creating and changing sales, and watching
+// and repairing both stores.
+type adminAPI struct {
+	saleView
+	sales     SaleChanger
+	sync      SyncAdmin
+	dashboard Events
+	sse       sseStreams
 }
 
-// readPatch decodes a create or update body into a patch.
-func readPatch(c *gin.Context) (catalog.Patch, error) {
-	var in itemInput
-	if err := decode(c, &in, false); err != nil {
-		return catalog.Patch{}, err
-	}
-	return in.patch()
-}
-
-func (s *Server) createItem(c *gin.Context) {
+func (a adminAPI) createItem(c *gin.Context) {
 	p, err := readPatch(c)
 	if err != nil {
-		writeError(c, err)
+		a.fail(c, err)
 		return
 	}
 	it := p.Apply(catalog.Item{PerUserLimit: 1})
 	if err := validate(it); err != nil {
-		writeError(c, err)
+		a.fail(c, err)
 		return
 	}
-	it, err = s.Sales.Create(c.Request.Context(), it)
+	it, err = a.sales.Create(c.Request.Context(), it)
 	if err != nil {
-		writeError(c, err)
+		a.fail(c, err)
 		return
 	}
-	s.writeItem(c, http.StatusCreated, it)
+	a.writeItem(c, http.StatusCreated, it)
 }
 
-func (s *Server) updateItem(c *gin.Context) {
+func (a adminAPI) updateItem(c *gin.Context) {
 	id, err := pathID(c, errItemNotFound)
 	if err != nil {
-		writeError(c, err)
+		a.fail(c, err)
 		return
 	}
 	p, err := readPatch(c)
 	if err != nil {
-		writeError(c, err)
+		a.fail(c, err)
 		return
 	}
 	ctx := c.Request.Context()
-	cur, err := s.Catalog.Get(ctx, id)
+	cur, err := a.catalog.Get(ctx, id)
 	if err != nil {
-		writeError(c, err)
+		a.fail(c, err)
 		return
 	}
 	if err := validate(p.Apply(cur)); err != nil {
-		writeError(c, err)
+		a.fail(c, err)
 		return
 	}
-	it, err := s.Sales.Update(ctx, id, p)
+	it, err := a.sales.Update(ctx, id, p)
 	if err != nil {
-		writeError(c, err)
+		a.fail(c, err)
 		return
 	}
-	s.writeItem(c, http.StatusOK, it)
+	a.writeItem(c, http.StatusOK, it)
 }
 
-func (s *Server) warmItem(c *gin.Context) {
+func (a adminAPI) warmItem(c *gin.Context) {
 	id, err := pathID(c, errItemNotFound)
 	if err != nil {
-		writeError(c, err)
+		a.fail(c, err)
 		return
 	}
-	if err := s.Syncer.Warm(c.Request.Context(), id); err != nil {
-		writeError(c, err)
+	if err := a.sync.Warm(c.Request.Context(), id); err != nil {
+		a.fail(c, err)
 		return
 	}
-	s.itemStats(c)
+	a.itemStats(c)
 }
 
-func (s *Server) itemStats(c *gin.Context) {
+func (a adminAPI) itemStats(c *gin.Context) {
 	id, err := pathID(c, errItemNotFound)
 	if err != nil {
-		writeError(c, err)
+		a.fail(c, err)
 		return
 	}
-	st, err := s.Syncer.Stats(c.Request.Context(), id)
+	st, err := a.sync.Stats(c.Request.Context(), id)
 	if err != nil {
-		writeError(c, err)
+		a.fail(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, st)
 }
 
 // reconcile checks every open sale now and repairs Redis where it drifted.
-func (s *Server) reconcile(c *gin.Context) {
-	rep, err := s.Syncer.Reconcile(c.Request.Context())
+func (a adminAPI) reconcile(c *gin.Context) {
+	rep, err := a.sync.Reconcile(c.Request.Context())
 	if err != nil {
-		writeError(c, err)
+		a.fail(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, rep)
+}
+
+// events streams dashboard snapshots as Server-Sent Events until the client
+// leaves or the server shuts down. Snapshots are computed once per second by
+// the hub, however many admins watch.
+func (a adminAPI) events(c *gin.Context) {
+	ch, stop := a.dashboard.Subscribe()
+	defer stop()
+	pump(a.sse, c, ch, func(sse *sseStream, b []byte) { sse.sendRaw("stats", b) })
 }

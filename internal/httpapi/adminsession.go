@@ -48,35 +48,35 @@ func (a adminSessions) valid(token string) bool {
 
 // adminLogin exchanges the admin token for an HttpOnly session cookie, so
 // the dashboard never keeps the token in the page, the URL or storage.
-func (s *Server) adminLogin(c *gin.Context) {
+func (a sessionAPI) adminLogin(c *gin.Context) {
 	var req struct {
 		Token *string `json:"token"`
 	}
 	if err := decode(c, &req, false); err != nil {
-		writeError(c, err)
+		a.fail(c, err)
 		return
 	}
-	if req.Token == nil || !s.isAdminToken(*req.Token) {
-		writeError(c, apiErr(http.StatusUnauthorized, "unauthenticated", "that admin token is not right"))
+	if req.Token == nil || !a.guards.isAdminToken(*req.Token) {
+		a.fail(c, errWrongAdmin)
 		return
 	}
-	tok, exp, err := s.adminSess.issue()
+	tok, exp, err := a.guards.adminSess.issue()
 	if err != nil {
-		writeError(c, err)
+		a.fail(c, err)
 		return
 	}
 	c.SetSameSite(http.SameSiteStrictMode)
-	c.SetCookie(AdminCookie, tok, int(adminSessionTTL.Seconds()), "/", "", s.secure(c), true)
+	c.SetCookie(AdminCookie, tok, int(adminSessionTTL.Seconds()), "/", "", a.cookies.secureFor(c), true)
 	c.JSON(http.StatusOK, gin.H{"expires_at": exp.UTC()})
 }
 
-func (s *Server) adminSessionInfo(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"admin": true}) }
+func (a sessionAPI) adminSessionInfo(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"admin": true}) }
 
 // logout clears a session cookie; it is idempotent and needs no session.
-func (s *Server) logout(name string) gin.HandlerFunc {
+func (a sessionAPI) logout(name string) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		c.SetSameSite(http.SameSiteLaxMode)
-		c.SetCookie(name, "", -1, "/", "", s.secure(c), true)
+		c.SetCookie(name, "", -1, "/", "", a.cookies.secureFor(c), true)
 		c.Status(http.StatusNoContent)
 	}
 }

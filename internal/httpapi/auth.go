@@ -4,13 +4,15 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
-	"net/http"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/seckill/seckill/internal/ratelimit"
+	"github.com/seckill/seckill/internal/soldout"
 )
 
 // SessionCookie carries the shopper's token for browsers.
@@ -61,20 +63,43 @@ func (t *Tokens) Verify(token string) (string, error) {
 
 const userKey = "seckill.user"
 
+// guards are the checks that run before handlers: sign-in, the admin, the
+// Origin rule, rate limits, purchase tokens and the sold-out mark.
+type guards struct {
+	replier
+	tokens       *Tokens
+	adminDigest  [32]byte
+	adminSess    adminSessions
+	limiter      *ratelimit.Limiter
+	rates        Rates
+	purchaseTok  purchaseTokens
+	admissionTok purchaseTokens
+	requireToken bool
+	soldOut      *soldout.Marks
+	now          func() time.Time
+}
+
+func newGuards(rep replier, d Deps, purchaseTok, admissionTok purchaseTokens) *guards {
+	return &guards{replier: rep, tokens: d.Tokens, adminDigest: sha256.Sum256([]byte(d.AdminToken)),
+		adminSess: newAdminSessions(string(d.Tokens.secret), d.AdminToken, d.Now),
+		limiter:   d.Limiter, rates: d.Rates, purchaseTok: purchaseTok, admissionTok: admissionTok,
+		requireToken: d.RequirePurchaseToken, soldOut: d.SoldOut, now: d.Now}
+}
+
 // shopper requires a valid token from the Authorization header or, failing
 // that, the session cookie.
-func (s *Server) shopper(c *gin.Context) {
+func (g *guards) shopper(c *gin.Context) {
 	token := bearer(c.GetHeader("Authorization"))
 	if token == "" {
 		token, _ = c.Cookie(SessionCookie)
 	}
 	if token == "" {
-		writeError(c, apiErr(http.StatusUnauthorized, "unauthenticated", "sign in first: send Authorization: Bearer <token>"))
+		g.fail(c, errSignIn)
 		return
 	}
-	user, err := s.tokens.Verify(token)
+	user, err := g.tokens.Verify(token)
 	if err != nil {
-		writeError(c, apiErr(http.StatusUnauthorized, "unauthenticated", "the token is invalid or expired; sign in again"))
+		g.fail(c, errSessionExpired)
 		return
 	}
 	c.Set(userKey, user)
@@ -84,21 +109,21 @@ func userOf(c *gin.Context) string { return c.GetString(userKey) }
 
 // admin requires the admin token as a bearer token, or the dashboard's
 // session cookie.
-func (s *Server) admin(c *gin.Context) {
-	if s.isAdminToken(bearer(c.GetHeader("Authorization"))) {
+func (g *guards) admin(c *gin.Context) {
+	if g.isAdminToken(bearer(c.GetHeader("Authorization"))) {
 		return
 	}
-	if cookie, err := c.Cookie(AdminCookie); err == nil && s.adminSess.valid(cookie) {
+	if cookie, err := c.Cookie(AdminCookie); err == nil && g.adminSess.valid(cookie) {
 		return
 	}
-	writeError(c, apiErr(http.StatusUnauthorized, "unauthenticated", "admin token required"))
+	g.fail(c, errAdminOnly)
 }
 
 // isAdminToken compares in constant time. Hashing both sides first keeps the
 // comparison constant-time in the length too.
-func (s *Server) isAdminToken(token string) bool {
+func (g *guards) isAdminToken(token string) bool {
 	got := sha256.Sum256([]byte(token))
-	return token != "" && subtle.ConstantTimeCompare(got[:], s.adminDigest[:]) == 1
+	return token != "" && subtle.ConstantTimeCompare(got[:], g.adminDigest[:]) == 1
 }
 
 func bearer(h string) string {

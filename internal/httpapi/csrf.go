@@ -7,15 +7,13 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-var errCSRF = apiErr(http.StatusForbidden, "csrf_rejected", "this request must come from the shop's own pages")
-
 // sameOrigin protects cookie-authenticated state changes against cross-site
 // request forgery, on top of the cookies' SameSite. Browsers send Origin on
 // every non-GET fetch, so a state-changing request whose Origin names another
 // host is refused, and one that rides on a cookie must carry an Origin at
 // all. Requests with a bearer token carry their credential explicitly
 // (programs, not browsers) and pass.
-func sameOrigin(c *gin.Context) {
+func (g *guards) sameOrigin(c *gin.Context) {
 	switch c.Request.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return
@@ -23,12 +21,12 @@ func sameOrigin(c *gin.Context) {
 	origin := c.GetHeader("Origin")
 	if origin != "" {
 		if u, err := url.Parse(origin); err != nil || u.Host != c.Request.Host {
-			writeError(c, errCSRF)
+			g.fail(c, errCSRF)
 		}
 		return
 	}
 	if bearer(c.GetHeader("Authorization")) == "" && hasSessionCookie(c) {
-		writeError(c, errCSRF)
+		g.fail(c, errCSRF)
 	}
 }
 

@@ -1,5 +1,8 @@
 // Package httpapi is the HTTP layer: Gin routes, authentication, JSON in and
-// out, and the one table that turns domain errors into HTTP answers.
+// out, and the one table that turns domain errors into HTTP answers. The
+// handlers come in groups by area (shop, orders, room, admin, sessions,
+// ops), each a struct of the few small interfaces it uses; router.go builds
+// them and shows every route with its guards.
 package httpapi
 
 import (
@@ -32,52 +35,84 @@ func apiErr(status int, code, msg string) *Error {
 	return &Error{Status: status, Code: code, Message: msg}
 }
 
+// invalid is the answer to a request that names a field wrongly; the
+// message says what the field must be.
 func invalid(field, msg string) *Error {
 	return &Error{Status: http.StatusBadRequest, Code: "invalid_request", Message: msg, Field: field}
 }
+
+// Every answer the API gives on purpose, but for invalid(...) and
+// already_purchased (which carries the order held): api/openapi.yaml lists
+// their codes, and a test keeps the two in step.
+var (
+	errInternal    = apiErr(http.StatusInternalServerError, "internal", "internal error")
+	errUnavailable = apiErr(http.StatusServiceUnavailable, "unavailable", "the service is busy or a store is unreachable; try again")
+	errWarming     = apiErr(http.StatusServiceUnavailable, "unavailable", "the sale is getting ready; try again")
+	errRewarming   = apiErr(http.StatusServiceUnavailable, "unavailable", "the sale is changing too fast to re-warm; try again")
+	errBusy        = apiErr(http.StatusServiceUnavailable, "unavailable", "many shoppers are trying for what is left; try again in a moment")
+	errNoRoute     = apiErr(http.StatusNotFound, "not_found", "no such route")
+	errNoFile      = apiErr(http.StatusNotFound, "not_found", "no such file")
+	errNoDemoLogin = apiErr(http.StatusNotFound, "not_found", "demo login is turned off")
+	errMethod      = apiErr(http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed on this route")
+	errTooLarge    = apiErr(http.StatusRequestEntityTooLarge, "payload_too_large", "the request body is too large")
+
+	errSignIn         = apiErr(http.StatusUnauthorized, "unauthenticated", "sign in first: send Authorization: Bearer <token>")
+	errSessionExpired = apiErr(http.StatusUnauthorized, "unauthenticated", "the token is invalid or expired; sign in again")
+	errAdminOnly      = apiErr(http.StatusUnauthorized, "unauthenticated", "admin token required")
+	errWrongAdmin     = apiErr(http.StatusUnauthorized, "unauthenticated", "that admin token is not right")
+	errCSRF           = apiErr(http.StatusForbidden, "csrf_rejected", "this request must come from the shop's own pages")
+	errRateLimited    = apiErr(http.StatusTooManyRequests, "rate_limited", "too many requests; slow down and retry after the time in Retry-After")
+
+	errItemNotFound     = apiErr(http.StatusNotFound, "item_not_found", "no such sale")
+	errStockConflict    = apiErr(http.StatusConflict, "stock_conflict", "stock_total cannot go below what is already sold")
+	errNotStarted       = apiErr(http.StatusForbidden, "not_started", "the sale has not started yet")
+	errEnded            = apiErr(http.StatusForbidden, "ended", "the sale has ended")
+	errSoldOut          = apiErr(http.StatusGone, "sold_out", "sold out")
+	errBadPurchaseToken = apiErr(http.StatusForbidden, "invalid_purchase_token",
+		"the purchase token is missing, forged or expired; fetch a new one from /purchase-token")
+	errInvalidQuantity = &Error{Status: http.StatusBadRequest, Code: "invalid_quantity",
+		Message: "quantity must be a whole number from 1 to the per-shopper limit", Field: "quantity"}
+	errOverLimit = &Error{Status: http.StatusBadRequest, Code: "invalid_quantity",
+		Message: "quantity is above the per-shopper limit", Field: "quantity"}
+	errIdempotencyReused = apiErr(http.StatusUnprocessableEntity, "idempotency_key_reused", "this Idempotency-Key was used for a different request")
+	errAlreadyPurchased  = apiErr(http.StatusConflict, "already_purchased", "you already hold an order for this sale")
+
+	errWaitingRoom = apiErr(http.StatusForbidden, "waiting_room",
+		"this sale sells through its waiting room: join it, and it gives you a token once you are admitted")
+	errNotAdmitted = apiErr(http.StatusForbidden, "not_admitted",
+		"this sale sells through its waiting room: join it, and buy with the token it gives you once admitted")
+	errNoWaitingRoom = apiErr(http.StatusConflict, "no_waiting_room",
+		"this sale has no waiting room: buy with a purchase token from /purchase-token")
+
+	errOrderNotFound  = apiErr(http.StatusNotFound, "order_not_found", "no such order")
+	errOrderPaid      = apiErr(http.StatusConflict, "order_paid", "this order is paid and can no longer be cancelled")
+	errOrderCancelled = apiErr(http.StatusConflict, "order_cancelled", "this order was cancelled and can no longer be paid")
+	errOrderPending   = apiErr(http.StatusConflict, "order_pending", "your order is still being saved; try again in a moment")
+)
 
 // errorTable maps domain errors to answers. It is the only place that does.
 var errorTable = []struct {
 	err error
 	ans *Error
 }{
-	{catalog.ErrNotFound, apiErr(http.StatusNotFound, "item_not_found", "no such sale")},
-	{catalog.ErrStockConflict, apiErr(http.StatusConflict, "stock_conflict", "stock_total cannot go below what is already sold")},
-	{stock.ErrStockConflict, apiErr(http.StatusConflict, "stock_conflict", "stock_total cannot go below what is already sold")},
-	{order.ErrNotFound, apiErr(http.StatusNotFound, "order_not_found", "no such order")},
-	{order.ErrPaid, apiErr(http.StatusConflict, "order_paid", "this order is paid and can no longer be cancelled")},
-	{order.ErrCancelled, apiErr(http.StatusConflict, "order_cancelled", "this order was cancelled and can no longer be paid")},
-	{errOrderPending, apiErr(http.StatusConflict, "order_pending", "your order is still being saved; try again in a moment")},
-	{stock.ErrNotStarted, apiErr(http.StatusForbidden, "not_started", "the sale has not started yet")},
-	{stock.ErrEnded, apiErr(http.StatusForbidden, "ended", "the sale has ended")},
-	{stock.ErrNotAdmitted, apiErr(http.StatusForbidden, "not_admitted",
-		"this sale sells through its waiting room: join it, and buy with the token it gives you once admitted")},
-	{room.ErrNotWarmed, apiErr(http.StatusServiceUnavailable, "unavailable", "the sale is getting ready; try again")},
-	{stock.ErrOverLimit, &Error{Status: http.StatusBadRequest, Code: "invalid_quantity",
-		Message: "quantity is above the per-shopper limit", Field: "quantity"}},
-	{stock.ErrSoldOut, apiErr(http.StatusGone, "sold_out", "sold out")},
-	{stock.ErrIdempotencyConflict, apiErr(http.StatusUnprocessableEntity, "idempotency_key_reused", "this Idempotency-Key was used for a different request")},
-	{stock.ErrBusy, apiErr(http.StatusServiceUnavailable, "unavailable", "the sale is changing too fast to re-warm; try again")},
+	{catalog.ErrNotFound, errItemNotFound},
+	{catalog.ErrStockConflict, errStockConflict},
+	{stock.ErrStockConflict, errStockConflict},
+	{order.ErrNotFound, errOrderNotFound},
+	{order.ErrPaid, errOrderPaid},
+	{order.ErrCancelled, errOrderCancelled},
+	{stock.ErrNotStarted, errNotStarted},
+	{stock.ErrEnded, errEnded},
+	{stock.ErrNotAdmitted, errNotAdmitted},
+	{room.ErrNotWarmed, errWarming},
+	{stock.ErrOverLimit, errOverLimit},
+	{stock.ErrSoldOut, errSoldOut},
+	{stock.ErrIdempotencyConflict, errIdempotencyReused},
+	{stock.ErrBusy, errRewarming},
 }
 
-// writeError answers c with err. Errors outside the table are logged and shown
-// as a bare 503 or 500, never with their text: it may hold SQL or addresses.
-func writeError(c *gin.Context, err error) {
-	ans := lookup(err)
-	// Deliberate answers (a busy sale shedding load) are not failures.
-	var deliberate *Error
-	if ans.Status >= 500 && !errors.As(err, &deliberate) {
-		slog.ErrorContext(c.Request.Context(), "request failed", "path", c.FullPath(), "err", err)
-	}
-	switch {
-	case ans.Status == http.StatusServiceUnavailable, ans.Code == "order_pending":
-		c.Header("Retry-After", "1")
-	case ans.Status == http.StatusUnauthorized:
-		c.Header("WWW-Authenticate", `Bearer realm="seckill"`)
-	}
-	c.AbortWithStatusJSON(ans.Status, gin.H{"error": ans})
-}
-
+// lookup finds the answer to err: its own if it is one, its row of the
+// table, 503 for a store out of reach, else a bare 500.
 func lookup(err error) *Error {
 	var ae *Error
 	if errors.As(err, &ae) {
@@ -85,7 +120,7 @@ func lookup(err error) *Error {
 	}
 	var ap *stock.AlreadyPurchasedError
 	if errors.As(err, &ap) {
-		e := *apiErr(http.StatusConflict, "already_purchased", "you already hold an order for this sale")
+		e := *errAlreadyPurchased
 		e.OrderID = ap.Existing.OrderID
 		return &e
 	}
@@ -95,7 +130,35 @@ func lookup(err error) *Error {
 		}
 	}
 	if isUnavailable(err) {
-		return apiErr(http.StatusServiceUnavailable, "unavailable", "the service is busy or a store is unreachable; try again")
+		return errUnavailable
 	}
-	return apiErr(http.StatusInternalServerError, "internal", "internal error")
+	return errInternal
+}
+
+// errorCodeKey is where a request's error code is kept for the purchase
+// metric (see Metrics.purchaseOutcome).
+const errorCodeKey = "seckill.error_code"
+
+// replier writes the error answers of a group of handlers, logging through
+// the server's logger.
+type replier struct{ log *slog.Logger }
+
+// fail answers c with err. Errors outside the table are logged and shown as
+// a bare 503 or 500, never with their text: it may hold SQL or addresses.
+func (r replier) fail(c *gin.Context, err error) {
+	ans := lookup(err)
+	// Deliberate answers (a busy sale shedding load) are not failures.
+	var deliberate *Error
+	if ans.Status >= 500 && !errors.As(err, &deliberate) {
+		r.log.ErrorContext(c.Request.Context(), "request failed", "path", c.FullPath(),
+			"request_id", c.Writer.Header().Get("X-Request-Id"), "err", err)
+	}
+	switch {
+	case ans.Status == http.StatusServiceUnavailable, ans == errOrderPending:
+		c.Header("Retry-After", "1")
+	case ans.Status == http.StatusUnauthorized:
+		c.Header("WWW-Authenticate", `Bearer realm="seckill"`)
+	}
+	c.Set(errorCodeKey, ans.Code)
+	c.AbortWithStatusJSON(ans.Status, gin.H{"error": ans})
 }

@@ -9,32 +9,22 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// Events hands out the dashboard's stream of snapshots (dashboard.Hub).
-type Events interface {
-	Subscribe() (<-chan []byte, func())
-}
-
 const ssePing = 15 * time.Second
 
-// events streams dashboard snapshots as Server-Sent Events until the client
-// leaves or the server shuts down. Snapshots are computed once per second by
-// the hub, however many admins watch.
-func (s *Server) events(c *gin.Context) {
-	ch, stop := s.Events.Subscribe()
-	defer stop()
-	pump(s, c, ch, func(sse *sseStream, b []byte) { sse.sendRaw("stats", b) })
-}
+// sseStreams are the server's event streams: each ends when its client
+// leaves or the server shuts down (stopping is closed).
+type sseStreams struct{ stopping <-chan struct{} }
 
 // pump streams each value from ch with send until the client leaves or the
 // server shuts down, keeping an idle stream alive meanwhile.
-func pump[T any](s *Server, c *gin.Context, ch <-chan T, send func(*sseStream, T)) {
+func pump[T any](streams sseStreams, c *gin.Context, ch <-chan T, send func(*sseStream, T)) {
 	sse := startSSE(c)
 	defer sse.stop()
 	for {
 		select {
 		case <-c.Request.Context().Done():
 			return
-		case <-s.Stopping:
+		case <-streams.stopping:
 			return
 		case v := <-ch:
 			send(sse, v)

@@ -12,6 +12,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -43,7 +44,7 @@ func fuzzContext(body []byte, hdr ...string) (*gin.Context, *httptest.ResponseRe
 
 // wantClientError fails unless err is an *Error a client is meant to get for
 // body: 413 exactly when body is over the limit, else 400, with a code and a
-// message, and answered as such by writeError.
+// message, and answered as such by replier.fail.
 func wantClientError(tb testing.TB, err error, body []byte) *Error {
 	tb.Helper()
 	ae, ok := err.(*Error)
@@ -61,15 +62,15 @@ func wantClientError(tb testing.TB, err error, body []byte) *Error {
 	return ae
 }
 
-// wantAnswered fails unless writeError sends ae as its status and JSON body.
+// wantAnswered fails unless fail sends ae as its status and JSON body.
 func wantAnswered(tb testing.TB, ae *Error) {
 	tb.Helper()
 	c, rec := fuzzContext(nil)
-	writeError(c, ae)
+	replier{log: slog.New(slog.DiscardHandler)}.fail(c, ae)
 	var got struct{ Error Error }
 	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || rec.Code != ae.Status ||
 		got.Error.Code != ae.Code || got.Error.Message != ae.Message || got.Error.Field != ae.Field {
-		tb.Fatalf("writeError(%+v) answered %d %q", ae, rec.Code, rec.Body)
+		tb.Fatalf("fail(%+v) answered %d %q", ae, rec.Code, rec.Body)
 	}
 }
 
@@ -105,7 +106,7 @@ func FuzzPurchaseBody(f *testing.F) {
 	}
 	f.Add(append([]byte(`{"quantity":1,"x":"`), bytes.Repeat([]byte("a"), 2<<20)...), "k", "1")
 
-	s := &Server{Deps: Deps{NewOrderID: func() string { return "X" }, Now: time.Now}}
+	s := shopAPI{saleView: saleView{now: time.Now}, newOrderID: func() string { return "X" }}
 	f.Fuzz(func(t *testing.T, body []byte, key, id string) {
 		c, _ := fuzzContext(body, "Idempotency-Key", key)
 		c.Params = gin.Params{{Key: "id", Value: id}}
@@ -202,7 +203,8 @@ func FuzzSessionBody(f *testing.F) {
 	}
 	f.Add(append([]byte(`{"user_id":"`), bytes.Repeat([]byte("u"), 2<<20)...))
 
-	s := &Server{Deps: Deps{DemoLogin: true, Now: time.Now}, tokens: NewTokens(strings.Repeat("s", 32), time.Hour, time.Now)}
+	s := sessionAPI{replier: replier{log: slog.New(slog.DiscardHandler)}, demoLogin: true,
+		tokens: NewTokens(strings.Repeat("s", 32), time.Hour, time.Now)}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		c, rec := fuzzContext(body)
 		s.login(c)

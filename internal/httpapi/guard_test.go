@@ -20,8 +20,8 @@ func engine(t *testing.T, proxies ...string) *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
 	return httpapi.New(httpapi.Deps{
 		Metrics: httpapi.NewMetrics(func() float64 { return 0 }), Web: web.FS, Now: time.Now,
-		Tokens:     httpapi.NewTokens(strings.Repeat("s", 32), time.Hour, time.Now),
-		AdminToken: "the-admin-token-0123456789", TrustedProxies: proxies,
+		Tokens:   httpapi.NewTokens(strings.Repeat("s", 32), time.Hour, time.Now),
+		Settings: httpapi.Settings{AdminToken: "the-admin-token-0123456789", TrustedProxies: proxies},
 	})
 }
 

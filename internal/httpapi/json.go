@@ -27,7 +27,7 @@ func readBody(c *gin.Context) ([]byte, error) {
 	body, err := io.ReadAll(c.Request.Body)
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return nil, apiErr(http.StatusRequestEntityTooLarge, "payload_too_large", "the request body is too large")
+		return nil, errTooLarge
 	}
 	if err != nil {
 		return nil, invalid("", "could not read the request body")

@@ -1,9 +1,7 @@
 package httpapi
 
 import (
-	"log/slog"
 	"math"
-	"net/http"
 	"net/netip"
 	"strconv"
 
@@ -12,8 +10,6 @@ import (
 	"github.com/seckill/seckill/internal/ratelimit"
 )
 
-var errRateLimited = apiErr(http.StatusTooManyRequests, "rate_limited", "too many requests; slow down and retry after the time in Retry-After")
-
 // limit counts the request against the limits of action. It runs before
 // the handler, so a refused request costs a Redis round trip and nothing
 // else. The shopper's own limit is checked first and the client IP's only
@@ -21,23 +17,20 @@ var errRateLimited = apiErr(http.StatusTooManyRequests, "rate_limited", "too man
 // allowance of everyone behind the same IP (an office, a carrier's NAT). If
 // Redis cannot be asked, the request goes on: the limits protect the shop,
 // they must not take it down.
-func (s *Server) limit(action string) gin.HandlerFunc {
+func (g *guards) limit(action string) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if s.Limiter == nil {
+		if g.limiter == nil {
 			return
 		}
-		for _, check := range s.checks(c, action) {
-			v := s.Limiter.AllowOne(c.Request.Context(), check)
+		for _, check := range g.checks(c, action) {
+			v := g.limiter.AllowOne(c.Request.Context(), check)
 			if v.Err != nil {
-				slog.WarnContext(c.Request.Context(), "rate limit unavailable; request let through", "err", v.Err)
+				g.log.WarnContext(c.Request.Context(), "rate limit unavailable; request let through", "err", v.Err)
 				return
 			}
 			if !v.OK {
 				c.Header("Retry-After", strconv.Itoa(int(math.Ceil(max(v.Wait.Seconds(), 1)))))
-				if action == "purchase" {
-					s.Metrics.purchases.WithLabelValues("rate_limited").Inc()
-				}
-				writeError(c, errRateLimited)
+				g.fail(c, errRateLimited)
 				return
 			}
 		}
@@ -45,15 +38,15 @@ func (s *Server) limit(action string) gin.HandlerFunc {
 }
 
 // checks lists the limits of an action, the shopper's first.
-func (s *Server) checks(c *gin.Context, action string) []ratelimit.Check {
+func (g *guards) checks(c *gin.Context, action string) []ratelimit.Check {
 	ip := clientKey(c.ClientIP())
 	switch action {
 	case "login", "admin-login":
-		return []ratelimit.Check{{Key: s.Limiter.Key("ip", ip, action), Rate: s.Rates.Login}}
+		return []ratelimit.Check{{Key: g.limiter.Key("ip", ip, action), Rate: g.rates.Login}}
 	}
 	return []ratelimit.Check{
-		{Key: s.Limiter.Key("shopper", userOf(c), action), Rate: s.Rates.Shopper},
-		{Key: s.Limiter.Key("ip", ip, action), Rate: s.Rates.IP},
+		{Key: g.limiter.Key("shopper", userOf(c), action), Rate: g.rates.Shopper},
+		{Key: g.limiter.Key("ip", ip, action), Rate: g.rates.IP},
 	}
 }
 

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"errors"
 	"net/http"
 
@@ -10,39 +9,31 @@ import (
 	"github.com/seckill/seckill/internal/order"
 )
 
-var errOrderPending = errors.New("order still pending in redis")
-
-// payOrder marks the caller's order paid (payment is simulated). A pay that
+// pay marks the caller's order paid (payment is simulated). A pay that
 // loses the race to a cancel or the payment timeout gets 409 and changes
 // nothing.
-func (s *Server) payOrder(c *gin.Context) {
-	ctx, user, id := c.Request.Context(), userOf(c), c.Param("id")
-	o, err := s.Sales.Pay(ctx, id, user)
-	s.answerOrder(c, ctx, user, id, o, err)
+func (a orderAPI) pay(c *gin.Context) {
+	o, err := a.life.Pay(c.Request.Context(), c.Param("id"), userOf(c))
+	a.answerOrder(c, o, err)
 }
 
-// cancelOrder cancels the caller's unpaid order and puts its stock back on
+// cancel cancels the caller's unpaid order and puts its stock back on
 // sale; the shopper may buy again.
-func (s *Server) cancelOrder(c *gin.Context) {
-	ctx, user, id := c.Request.Context(), userOf(c), c.Param("id")
-	o, err := s.Sales.Cancel(ctx, id, user, order.ReasonShopper)
-	s.answerOrder(c, ctx, user, id, o, err)
+func (a orderAPI) cancel(c *gin.Context) {
+	o, err := a.life.Cancel(c.Request.Context(), c.Param("id"), userOf(c), order.ReasonShopper)
+	a.answerOrder(c, o, err)
 }
 
 // answerOrder writes the order, or the error; an order MySQL does not have
 // yet but Redis does is "pending", not "not found".
-func (s *Server) answerOrder(c *gin.Context, ctx context.Context, user, id string, o order.Order, err error) {
+func (a orderAPI) answerOrder(c *gin.Context, o order.Order, err error) {
 	if errors.Is(err, order.ErrNotFound) {
-		if pending, perr := s.pendingOrders(ctx, user); perr == nil {
-			for _, p := range pending {
-				if p.OrderID == id {
-					err = errOrderPending
-				}
-			}
+		if _, found, perr := a.pendingOrder(c.Request.Context(), userOf(c), c.Param("id")); perr == nil && found {
+			err = errOrderPending
 		}
 	}
 	if err != nil {
-		writeError(c, err)
+		a.fail(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, toJSON(o))

@@ -9,8 +9,36 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
 )
+
+// OrderReader reads persisted orders (order.Store).
+type OrderReader interface {
+	Get(ctx context.Context, id string) (order.Order, error)
+	ListByUser(ctx context.Context, userID string) ([]order.Order, error)
+}
+
+// PendingOrders finds reservations still in Redis, not yet in MySQL
+// (stock.Store).
+type PendingOrders interface {
+	WarmItems(ctx context.Context) ([]int64, error)
+	BuyerOf(ctx context.Context, itemIDs []int64, userID string) (map[int64]keyspace.Buyer, error)
+}
+
+// OrderLife pays and cancels orders (sale.Service).
+type OrderLife interface {
+	Pay(ctx context.Context, orderID, userID string) (order.Order, error)
+	Cancel(ctx context.Context, orderID, userID, reason string) (order.Order, error)
+}
+
+// orderAPI is a shopper's orders: what they hold, paying and cancelling.
+type orderAPI struct {
+	replier
+	orders  OrderReader
+	pending PendingOrders
+	life    OrderLife
+}
 
 type orderJSON struct {
 	OrderID   string    `json:"order_id"`
@@ -26,47 +54,42 @@ func toJSON(o order.Order) orderJSON {
 		Status: o.Status, CreatedAt: o.CreatedAt.UTC()}
 }
 
-var errOrderNotFound = apiErr(http.StatusNotFound, "order_not_found", "no such order")
-
-// getOrder answers from MySQL, or from Redis while the order is still
-// pending there. Another shopper's order is 404, as if it did not exist.
-func (s *Server) getOrder(c *gin.Context) {
+// get answers from MySQL, or from Redis while the order is still pending
+// there. Another shopper's order is 404, as if it did not exist.
+func (a orderAPI) get(c *gin.Context) {
 	ctx, user, id := c.Request.Context(), userOf(c), c.Param("id")
-	o, err := s.Orders.Get(ctx, id)
+	o, err := a.orders.Get(ctx, id)
 	switch {
 	case err == nil && o.UserID == user:
 		c.JSON(http.StatusOK, toJSON(o))
 		return
 	case err != nil && !errors.Is(err, order.ErrNotFound):
-		writeError(c, err)
+		a.fail(c, err)
 		return
 	}
-	pending, err := s.pendingOrders(ctx, user)
-	if err != nil {
-		writeError(c, err)
-		return
+	p, found, err := a.pendingOrder(ctx, user, id)
+	switch {
+	case err != nil:
+		a.fail(c, err)
+	case found:
+		c.JSON(http.StatusOK, p)
+	default:
+		a.fail(c, errOrderNotFound)
 	}
-	for _, p := range pending {
-		if p.OrderID == id {
-			c.JSON(http.StatusOK, p)
-			return
-		}
-	}
-	writeError(c, errOrderNotFound)
 }
 
-// listOrders merges persisted orders with those still pending in Redis.
-// MySQL is read first: an order persisted in between shows as pending once.
-func (s *Server) listOrders(c *gin.Context) {
+// list merges persisted orders with those still pending in Redis. MySQL
+// is read first: an order persisted in between shows as pending once.
+func (a orderAPI) list(c *gin.Context) {
 	ctx, user := c.Request.Context(), userOf(c)
-	stored, err := s.Orders.ListByUser(ctx, user)
+	stored, err := a.orders.ListByUser(ctx, user)
 	if err != nil {
-		writeError(c, err)
+		a.fail(c, err)
 		return
 	}
-	pending, err := s.pendingOrders(ctx, user)
+	pending, err := a.pendingOrders(ctx, user)
 	if err != nil {
-		writeError(c, err)
+		a.fail(c, err)
 		return
 	}
 	seen := make(map[string]bool, len(stored))
@@ -86,12 +109,12 @@ func (s *Server) listOrders(c *gin.Context) {
 
 // pendingOrders returns the shopper's reservations in Redis whose rows may
 // not exist yet; callers drop the ones MySQL already has.
-func (s *Server) pendingOrders(ctx context.Context, user string) ([]orderJSON, error) {
-	items, err := s.Stock.WarmItems(ctx)
+func (a orderAPI) pendingOrders(ctx context.Context, user string) ([]orderJSON, error) {
+	items, err := a.pending.WarmItems(ctx)
 	if err != nil {
 		return nil, err
 	}
-	held, err := s.Stock.BuyerOf(ctx, items, user)
+	held, err := a.pending.BuyerOf(ctx, items, user)
 	if err != nil {
 		return nil, err
 	}
@@ -101,4 +124,18 @@ func (s *Server) pendingOrders(ctx context.Context, user string) ([]orderJSON, e
 			Status: order.StatusPending, CreatedAt: b.CreatedAt})
 	}
 	return out, nil
+}
+
+// pendingOrder is the shopper's reservation id in Redis, if it is there.
+func (a orderAPI) pendingOrder(ctx context.Context, user, id string) (orderJSON, bool, error) {
+	pending, err := a.pendingOrders(ctx, user)
+	if err != nil {
+		return orderJSON{}, false, err
+	}
+	for _, p := range pending {
+		if p.OrderID == id {
+			return p, true, nil
+		}
+	}
+	return orderJSON{}, false, nil
 }

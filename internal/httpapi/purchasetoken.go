@@ -5,21 +5,15 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
-
-	"github.com/seckill/seckill/internal/stock"
 )
 
 // PurchaseTokenHeader carries the purchase token on POST .../purchase.
 const PurchaseTokenHeader = "X-Purchase-Token"
-
-var errBadPurchaseToken = apiErr(http.StatusForbidden, "invalid_purchase_token",
-	"the purchase token is missing, forged or expired; fetch a new one from /purchase-token")
 
 // purchaseTokens are short-lived HMACs over (shopper, sale, expiry). They are
 // only issued from the sale's opening second, by the server's clock, so the
@@ -74,32 +68,6 @@ func (p purchaseTokens) valid(token, user string, item int64, now time.Time) boo
 	return now.UnixMilli() < exp && hmac.Equal(sig, p.mac(user, item, exp))
 }
 
-var errWaitingRoom = apiErr(http.StatusForbidden, "waiting_room",
-	"this sale sells through its waiting room: join it, and it gives you a token once you are admitted")
-
-// purchaseToken issues a token from the opening second until the end; a
-// sale with a waiting room issues its tokens through the room instead.
-func (s *Server) purchaseToken(c *gin.Context) {
-	it, ok := s.itemFromPath(c)
-	if !ok {
-		return
-	}
-	now := s.Now()
-	switch {
-	case it.RoomRate > 0:
-		writeError(c, errWaitingRoom)
-		return
-	case now.Before(it.StartsAt):
-		writeError(c, stock.ErrNotStarted)
-		return
-	case !now.Before(it.EndsAt):
-		writeError(c, stock.ErrEnded)
-		return
-	}
-	tok, exp := s.purchaseTok.issue(userOf(c), it.ID, now)
-	c.JSON(http.StatusOK, gin.H{"token": tok, "expires_at": exp.UTC()})
-}
-
 // admittedKey marks a purchase that carries the waiting room's admission.
 const admittedKey = "seckill.admitted"
 
@@ -109,20 +77,19 @@ const admittedKey = "seckill.admitted"
 // script refuses purchases of a room's sale that are not. The purchase token
 // is tried first: it is what the storm of a sale without a room carries, so
 // that storm pays for one signature check, not two.
-func (s *Server) requirePurchaseToken(c *gin.Context) {
+func (g *guards) requirePurchaseToken(c *gin.Context) {
 	id, err := pathID(c, errItemNotFound)
 	if err != nil {
-		writeError(c, err)
+		g.fail(c, err)
 		return
 	}
-	tok, user, now := c.GetHeader(PurchaseTokenHeader), userOf(c), s.Now()
+	tok, user, now := c.GetHeader(PurchaseTokenHeader), userOf(c), g.now()
 	switch {
-	case tok != "" && s.purchaseTok.valid(tok, user, id, now):
-	case tok != "" && s.admissionTok.valid(tok, user, id, now):
+	case tok != "" && g.purchaseTok.valid(tok, user, id, now):
+	case tok != "" && g.admissionTok.valid(tok, user, id, now):
 		c.Set(admittedKey, true)
-	case s.RequirePurchaseToken:
-		s.Metrics.purchases.WithLabelValues("invalid_purchase_token").Inc()
-		writeError(c, errBadPurchaseToken)
+	case g.requireToken:
+		g.fail(c, errBadPurchaseToken)
 	}
 }
 

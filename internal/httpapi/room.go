@@ -22,8 +22,23 @@ type RoomEvents interface {
 	Subscribe(itemID int64) (<-chan room.Standing, func())
 }
 
-var errNoWaitingRoom = apiErr(http.StatusConflict, "no_waiting_room",
-	"this sale has no waiting room: buy with a purchase token from /purchase-token")
+// Warmer runs a step that needs the sale in Redis, warming it first if
+// Redis does not know it (sale.Service).
+type Warmer interface {
+	Warmed(ctx context.Context, itemID int64, op func(ctx context.Context) error) error
+}
+
+// roomAPI is the waiting room as shoppers see it: joining, their place, and
+// the room's live stream.
+type roomAPI struct {
+	saleView
+	room       Room
+	live       RoomEvents
+	warmer     Warmer
+	sse        sseStreams
+	window     time.Duration // how long an admitted shopper has to buy
+	admissions purchaseTokens
+}
 
 // roomJSON is a shopper's place in a sale's waiting room. Position is
 // 1-based (1 is next in line) and null until the draw at the opening.
@@ -63,48 +78,48 @@ const (
 	roomEnded     = "ended"
 )
 
-func (s *Server) joinRoom(c *gin.Context) { s.roomCall(c, s.Room.Join) }
-func (s *Server) getRoom(c *gin.Context)  { s.roomCall(c, s.Room.Look) }
+func (a roomAPI) join(c *gin.Context) { a.call(c, a.room.Join) }
+func (a roomAPI) look(c *gin.Context) { a.call(c, a.room.Look) }
 
 type roomOp func(ctx context.Context, itemID int64, user string, now time.Time, r room.Rules) (room.Standing, error)
 
-// roomCall joins or looks, warming the sale once if Redis does not know it.
-func (s *Server) roomCall(c *gin.Context, op roomOp) {
-	it, ok := s.roomSale(c)
+// call joins or looks, warming the sale once if Redis does not know it.
+func (a roomAPI) call(c *gin.Context, op roomOp) {
+	it, ok := a.roomSale(c)
 	if !ok {
 		return
 	}
-	user, now, rules := userOf(c), s.Now(), s.roomRules(it)
+	user, now, rules := userOf(c), a.now(), a.rules(it)
 	var st room.Standing
-	err := s.Sales.Warmed(c.Request.Context(), it.ID, func(ctx context.Context) error {
+	err := a.warmer.Warmed(c.Request.Context(), it.ID, func(ctx context.Context) error {
 		var err error
 		st, err = op(ctx, it.ID, user, now, rules)
 		return err
 	})
 	if err != nil {
-		writeError(c, err)
+		a.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, s.presentRoom(it, st, user, now))
+	c.JSON(http.StatusOK, a.present(it, st, user, now))
 }
 
 // roomSale loads the sale of :id and checks that it has a waiting room.
-func (s *Server) roomSale(c *gin.Context) (catalog.Item, bool) {
-	it, ok := s.itemFromPath(c)
+func (a roomAPI) roomSale(c *gin.Context) (catalog.Item, bool) {
+	it, ok := a.itemFromPath(c)
 	if ok && it.RoomRate <= 0 {
-		writeError(c, errNoWaitingRoom)
+		a.fail(c, errNoWaitingRoom)
 		return catalog.Item{}, false
 	}
 	return it, ok
 }
 
-// roomRules are the sale's: its rate, and the purchase token's life as the
+// rules are the sale's: its rate, and the purchase token's life as the
 // window an admitted shopper has to buy.
-func (s *Server) roomRules(it catalog.Item) room.Rules {
-	return room.Rules{Rate: float64(it.RoomRate), Window: s.purchaseTok.ttl}
+func (a roomAPI) rules(it catalog.Item) room.Rules {
+	return room.Rules{Rate: float64(it.RoomRate), Window: a.window}
 }
 
-func (s *Server) presentRoom(it catalog.Item, st room.Standing, user string, now time.Time) roomJSON {
+func (a roomAPI) present(it catalog.Item, st room.Standing, user string, now time.Time) roomJSON {
 	out := roomJSON{ItemID: it.ID, Joined: st.Joined, roomStateJSON: roomState(it, st, now)}
 	if st.Joined && st.Position >= 0 {
 		pos := st.Position + 1
@@ -119,10 +134,10 @@ func (s *Server) presentRoom(it catalog.Item, st room.Standing, user string, now
 	case st.Ended:
 		out.State = roomEnded
 	case st.IsAdmitted():
-		admitted, exp := st.AdmittedAt.UTC(), st.AdmittedAt.Add(s.admissionTok.ttl).UTC()
+		admitted, exp := st.AdmittedAt.UTC(), st.AdmittedAt.Add(a.admissions.ttl).UTC()
 		out.AdmittedAt, out.State = &admitted, roomExpired
 		if now.Before(exp) {
-			out.State, out.Token, out.TokenExpiresAt = roomAdmitted, s.admissionTok.issueUntil(user, it.ID, exp), &exp
+			out.State, out.Token, out.TokenExpiresAt = roomAdmitted, a.admissions.issueUntil(user, it.ID, exp), &exp
 		}
 	case st.SoldOut():
 		out.State = roomSoldOut
@@ -143,12 +158,12 @@ func roomState(it catalog.Item, st room.Standing, now time.Time) roomStateJSON {
 // queued, stock left, sold out) each time it changes, as Server-Sent Events.
 // A waiting page knows its own position and works out the rest, so this
 // needs no sign-in and costs the server one tick per room, not per page.
-func (s *Server) roomEvents(c *gin.Context) {
-	it, ok := s.roomSale(c)
+func (a roomAPI) events(c *gin.Context) {
+	it, ok := a.roomSale(c)
 	if !ok {
 		return
 	}
-	ch, stop := s.RoomEvents.Subscribe(it.ID)
+	ch, stop := a.live.Subscribe(it.ID)
 	defer stop()
-	pump(s, c, ch, func(sse *sseStream, st room.Standing) { sse.send("room", roomState(it, st, s.Now())) })
+	pump(a.sse, c, ch, func(sse *sseStream, st room.Standing) { sse.send("room", roomState(it, st, a.now())) })
 }

@@ -148,12 +148,16 @@ func (l *Limiter) Allow(ctx context.Context, checks ...Check) (bool, time.Durati
 	return wait == 0, wait, nil
 }
 
+// refused is lua/ratelimit.lua's first value when the request is over the
+// limit (1: allowed and counted).
+const refused = 0
+
 func verdict(c *redis.Cmd) Verdict {
 	res, err := c.Int64Slice()
 	if err != nil || len(res) != 2 {
 		return Verdict{OK: true, Err: fmt.Errorf("rate limit reply %v: %w", res, err)}
 	}
-	if res[0] == 0 {
+	if res[0] == refused {
 		return Verdict{Wait: time.Duration(res[1]) * time.Microsecond}
 	}
 	return Verdict{OK: true}

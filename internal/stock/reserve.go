@@ -159,31 +159,31 @@ func (s *Store) answer(reqs []Request, res []any, err error, out []Outcome) {
 // reserveResult maps one request's return code to its result.
 func reserveResult(r Request, code int64, detail string, left, returns int64) (Reservation, error) {
 	switch code {
-	case 0, 1, 6:
+	case reserveOK, reserveReplay, reserveAlready:
 		b, err := keyspace.ParseBuyer(detail)
 		if err != nil {
 			return Reservation{}, err
 		}
 		switch {
-		case code == 6:
+		case code == reserveAlready:
 			return Reservation{}, &AlreadyPurchasedError{Existing: b}
-		case code == 1 && b.Quantity != r.Quantity:
+		case code == reserveReplay && b.Quantity != r.Quantity:
 			return Reservation{}, ErrIdempotencyConflict
-		case code == 1:
+		case code == reserveReplay:
 			return Reservation{Buyer: b, StockLeft: -1, Replayed: true, Returns: returns}, nil
 		}
 		return Reservation{Buyer: b, StockLeft: left, Returns: returns}, nil
-	case 2:
+	case reserveNotWarmed:
 		return Reservation{}, ErrNotWarmed
-	case 3:
+	case reserveNotStarted:
 		return Reservation{}, ErrNotStarted
-	case 4:
+	case reserveEnded:
 		return Reservation{}, ErrEnded
-	case 5:
+	case reserveOverLimit:
 		return Reservation{}, ErrOverLimit
-	case 7:
+	case reserveSoldOut:
 		return Reservation{}, &SoldOutError{Left: left, Returns: returns}
-	case 8:
+	case reserveNotAdmitted:
 		return Reservation{}, ErrNotAdmitted
 	}
 	return Reservation{}, fmt.Errorf("reserve: unknown code %d", code)

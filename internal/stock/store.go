@@ -146,7 +146,7 @@ func (s *Store) runRelease(ctx context.Context, itemID int64, userID, orderID, r
 		return false, fmt.Errorf("release order %s: reply %v", orderID, res)
 	}
 	s.returned(ctx, keyspace.Return{ItemID: itemID, Count: res[2], Left: res[1]})
-	return res[0] == 1, nil
+	return res[0] == releaseDone, nil
 }
 
 // Adjust adds delta to the available stock in Redis. It returns
@@ -163,13 +163,14 @@ func (s *Store) Adjust(ctx context.Context, itemID, delta int64) (int64, error) 
 	}
 	s.returned(ctx, keyspace.Return{ItemID: itemID, Count: res[2], Left: res[1]})
 	switch res[0] {
-	case 0:
+	case adjustApplied:
 		return res[1], nil
-	case 1:
+	case adjustRefused:
 		return res[1], fmt.Errorf("adjust stock of item %d by %d: %w", itemID, delta, ErrStockConflict)
-	default:
+	case adjustNotWarmed:
 		return 0, fmt.Errorf("adjust stock of item %d: %w", itemID, ErrNotWarmed)
 	}
+	return 0, fmt.Errorf("adjust stock of item %d: unknown code %d", itemID, res[0])
 }
 
 // Levels returns the stock in Redis of each item that is warm; items missing

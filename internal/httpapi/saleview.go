@@ -1,13 +1,24 @@
 package httpapi
 
 import (
-	"net/http"
+	"context"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill/seckill/internal/catalog"
 )
+
+// SaleReader reads sales from MySQL (catalog.Store).
+type SaleReader interface {
+	Get(ctx context.Context, id int64) (catalog.Item, error)
+	List(ctx context.Context) ([]catalog.Item, error)
+}
+
+// StockLevels reads live stock from Redis (stock.Store).
+type StockLevels interface {
+	Levels(ctx context.Context, itemIDs []int64) (map[int64]int64, error)
+}
 
 // itemJSON is a sale as the API shows it.
 type itemJSON struct {
@@ -24,7 +35,14 @@ type itemJSON struct {
 	Status       string    `json:"status"`
 }
 
-var errItemNotFound = apiErr(http.StatusNotFound, "item_not_found", "no such sale")
+// saleView loads sales and shows them with live stock: the shop, the room
+// and the admin handlers all answer with sales.
+type saleView struct {
+	replier
+	catalog SaleReader
+	stock   StockLevels
+	now     func() time.Time
+}
 
 // present shows it with live stock from Redis when warm, else MySQL's.
 func present(it catalog.Item, levels map[int64]int64, now time.Time) itemJSON {
@@ -37,57 +55,28 @@ func present(it catalog.Item, levels map[int64]int64, now time.Time) itemJSON {
 		StartsAt: it.StartsAt.UTC(), EndsAt: it.EndsAt.UTC(), Status: it.Status(now, left)}
 }
 
-func (s *Server) listItems(c *gin.Context) {
-	ctx := c.Request.Context()
-	items, err := s.Catalog.List(ctx)
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	ids := make([]int64, len(items))
-	for i, it := range items {
-		ids[i] = it.ID
-	}
-	levels, err := s.Stock.Levels(ctx, ids)
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	now := s.Now()
-	out := make([]itemJSON, len(items))
-	for i, it := range items {
-		out[i] = present(it, levels, now)
-	}
-	c.JSON(http.StatusOK, gin.H{"items": out, "server_time": now.UTC()})
-}
-
-func (s *Server) getItem(c *gin.Context) {
-	if it, ok := s.itemFromPath(c); ok {
-		s.writeItem(c, http.StatusOK, it)
-	}
-}
-
 // itemFromPath loads the sale named by :id; when it cannot, it has
 // answered already and reports false.
-func (s *Server) itemFromPath(c *gin.Context) (catalog.Item, bool) {
+func (v saleView) itemFromPath(c *gin.Context) (catalog.Item, bool) {
 	id, err := pathID(c, errItemNotFound)
 	if err != nil {
-		writeError(c, err)
+		v.fail(c, err)
 		return catalog.Item{}, false
 	}
-	it, err := s.Catalog.Get(c.Request.Context(), id)
+	it, err := v.catalog.Get(c.Request.Context(), id)
 	if err != nil {
-		writeError(c, err)
+		v.fail(c, err)
 		return catalog.Item{}, false
 	}
 	return it, true
 }
 
-func (s *Server) writeItem(c *gin.Context, status int, it catalog.Item) {
-	levels, err := s.Stock.Levels(c.Request.Context(), []int64{it.ID})
+// writeItem answers with the sale and its live stock.
+func (v saleView) writeItem(c *gin.Context, status int, it catalog.Item) {
+	levels, err := v.stock.Levels(c.Request.Context(), []int64{it.ID})
 	if err != nil {
-		writeError(c, err)
+		v.fail(c, err)
 		return
 	}
-	c.JSON(status, present(it, levels, s.Now()))
+	c.JSON(status, present(it, levels, v.now()))
 }

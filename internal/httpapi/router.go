@@ -1,0 +1,182 @@
+package httpapi
+
+import (
+	"cmp"
+	"context"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/seckill/seckill/internal/admission"
+	"github.com/seckill/seckill/internal/ratelimit"
+	"github.com/seckill/seckill/internal/soldout"
+)
+
+// Deps is what the server is built from: the domain parts, each as the
+// small interface its handlers use, and the settings.
+type Deps struct {
+	Catalog    SaleReader         // catalog.Store
+	Stock      StockReader        // stock.Store
+	Orders     OrderReader        // order.Store
+	Sales      SaleService        // sale.Service
+	Syncer     SyncAdmin          // stocksync.Syncer
+	Room       Room               // room.Store: the waiting rooms of sales that have one
+	RoomEvents RoomEvents         // room.Watcher: their live standings
+	Events     Events             // dashboard.Hub: the admin dashboard's live snapshots
+	Limiter    *ratelimit.Limiter // nil: no rate limits
+	Gate       *admission.Gate    // nil: every purchase reaches Redis
+	SoldOut    *soldout.Marks     // nil: no local sold-out marks
+	Metrics    *Metrics
+	Tokens     *Tokens
+	Web        fs.FS // the pages, and their files under static/
+	Logger     *slog.Logger
+	Now        func() time.Time
+	// NewOrderID names a reservation before the script runs.
+	NewOrderID func() string
+	Ready      func(ctx context.Context) map[string]string // failing checks by name
+	Stopping   <-chan struct{}                             // closed when the server shuts down: ends event streams
+	Settings
+}
+
+// StockReader is the Redis side the handlers read (stock.Store).
+type StockReader interface {
+	StockLevels
+	PendingOrders
+}
+
+// SaleService is the life of sales and orders (sale.Service).
+type SaleService interface {
+	Purchaser
+	OrderLife
+	SaleChanger
+	Warmer
+}
+
+// Settings are the server's switches and limits.
+type Settings struct {
+	AdminToken string
+	DemoLogin  bool
+	// TrustedProxies are the proxies whose X-Forwarded-For names the client
+	// IP. Empty (the default) trusts no header: the peer address counts.
+	TrustedProxies []string
+	Rates          Rates
+	// RequirePurchaseToken makes purchases need a token issued from the
+	// opening second (GET .../purchase-token); PurchaseTokenTTL is its life.
+	RequirePurchaseToken bool
+	PurchaseTokenTTL     time.Duration
+	// SecureCookies marks session cookies Secure even when this server
+	// itself speaks plain HTTP: behind a proxy that ends TLS.
+	SecureCookies bool
+}
+
+// Rates are the limits the server applies.
+type Rates struct {
+	Shopper, IP, Login ratelimit.Rate
+}
+
+// New returns the Gin engine with every route. Each line below names a
+// route, the guards it passes and its handler.
+func New(d Deps) *gin.Engine {
+	a := newAreas(d)
+	g, r := a.guards, gin.New()
+	r.HandleMethodNotAllowed = true
+	// Gin trusts X-Forwarded-For from anyone unless told otherwise; a client
+	// could then pick the IP that rate limits and logs see.
+	if err := r.SetTrustedProxies(d.TrustedProxies); err != nil {
+		panic("httpapi: bad trusted proxies: " + err.Error()) // validated in config
+	}
+	r.Use(gin.CustomRecovery(func(c *gin.Context, _ any) { g.fail(c, errInternal) }))
+	r.Use(requestLog(a.log), securityHeaders, d.Metrics.middleware, limitBody(1<<20))
+	r.NoRoute(func(c *gin.Context) { g.fail(c, errNoRoute) })
+	r.NoMethod(func(c *gin.Context) { g.fail(c, errMethod) })
+
+	ops := a.ops
+	r.GET("/healthz", ops.healthz)
+	r.GET("/readyz", ops.readyz)
+	r.GET("/metrics", gin.WrapH(d.Metrics.Handler()))
+	r.GET("/", ops.page("index.html"))
+	r.GET("/sale/:id", ops.page("sale.html"))
+	r.GET("/orders", ops.page("orders.html"))
+	r.GET("/admin", ops.page("admin.html"))
+	r.GET("/static/*filepath", ops.static)
+
+	v1, sess, shop, orders, room, admin := r.Group("/api/v1", g.sameOrigin), a.sessions, a.shop, a.orders, a.room, a.admin
+	v1.POST("/session", g.limit("login"), sess.login)
+	v1.DELETE("/session", sess.logout(SessionCookie))
+	v1.GET("/session", g.shopper, sess.whoami)
+	v1.POST("/admin/session", g.limit("admin-login"), sess.adminLogin)
+	v1.DELETE("/admin/session", sess.logout(AdminCookie))
+	v1.GET("/admin/session", g.admin, sess.adminSessionInfo)
+
+	v1.GET("/items", shop.listItems)
+	v1.GET("/items/:id", shop.getItem)
+	v1.GET("/items/:id/purchase-token", g.shopper, g.limit("token"), shop.purchaseToken)
+	// A sale this server has seen sell out is answered before anything else,
+	// sign-in included: stock levels are public, and that storm must cost
+	// nothing.
+	v1.POST("/items/:id/purchase", d.Metrics.purchaseOutcome, g.soldOutMark, g.shopper, g.limit("purchase"),
+		g.requirePurchaseToken, shop.purchase)
+
+	v1.POST("/items/:id/room", g.shopper, g.limit("room"), room.join)
+	v1.GET("/items/:id/room", g.shopper, g.limit("room"), room.look)
+	v1.GET("/items/:id/room/events", room.events)
+
+	v1.GET("/orders", g.shopper, orders.list)
+	v1.GET("/orders/:id", g.shopper, orders.get)
+	v1.POST("/orders/:id/pay", g.shopper, orders.pay)
+	v1.POST("/orders/:id/cancel", g.shopper, orders.cancel)
+
+	adm := v1.Group("/admin", g.admin)
+	adm.GET("/events", admin.events)
+	adm.POST("/items", admin.createItem)
+	adm.PATCH("/items/:id", admin.updateItem)
+	adm.POST("/items/:id/warm", admin.warmItem)
+	adm.GET("/items/:id/stats", admin.itemStats)
+	adm.GET("/reconcile", admin.reconcile)
+	return r
+}
+
+// areas are the handler groups of one server.
+type areas struct {
+	log      *slog.Logger
+	guards   *guards
+	ops      opsAPI
+	sessions sessionAPI
+	shop     shopAPI
+	orders   orderAPI
+	room     roomAPI
+	admin    adminAPI
+}
+
+// newAreas hands each group of handlers the parts it uses, and no others.
+func newAreas(d Deps) areas {
+	log := cmp.Or(d.Logger, slog.Default())
+	rep := replier{log: log}
+	ttl := cmp.Or(d.PurchaseTokenTTL, 2*time.Minute)
+	secret := string(d.Tokens.secret)
+	purchaseTok, admissionTok := newPurchaseTokens(secret, purchaseKind, ttl), newPurchaseTokens(secret, admissionKind, ttl)
+	sales := saleView{replier: rep, catalog: d.Catalog, stock: d.Stock, now: d.Now}
+	sse := sseStreams{stopping: d.Stopping}
+	cookies := cookieRules{secure: d.SecureCookies}
+	g := newGuards(rep, d, purchaseTok, admissionTok)
+	return areas{
+		log: log, guards: g,
+		ops:      opsAPI{replier: rep, ready: d.Ready, web: d.Web},
+		sessions: sessionAPI{replier: rep, guards: g, tokens: d.Tokens, demoLogin: d.DemoLogin, cookies: cookies},
+		shop: shopAPI{saleView: sales, sales: d.Sales, gate: d.Gate, soldOut: d.SoldOut, tokens: purchaseTok,
+			newOrderID: d.NewOrderID},
+		orders: orderAPI{replier: rep, orders: d.Orders, pending: d.Stock, life: d.Sales},
+		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
+			window: purchaseTok.ttl, admissions: admissionTok},
+		admin: adminAPI{saleView: sales, sales: d.Sales, sync: d.Syncer, dashboard: d.Events, sse: sse},
+	}
+}
+
+func limitBody(n int64) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, n)
+	}
+}

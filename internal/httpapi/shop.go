@@ -1,0 +1,174 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/seckill/seckill/internal/admission"
+	"github.com/seckill/seckill/internal/order"
+	"github.com/seckill/seckill/internal/soldout"
+	"github.com/seckill/seckill/internal/stock"
+)
+
+// Purchaser reserves stock, warming a sale Redis does not know yet
+// (sale.Service).
+type Purchaser interface {
+	Reserve(ctx context.Context, r stock.Request) (stock.Reservation, error)
+}
+
+// shopAPI is what every shopper's page calls: the sales, purchase tokens
+// and the purchase itself.
+type shopAPI struct {
+	saleView
+	sales      Purchaser
+	gate       *admission.Gate // nil: every purchase reaches Redis
+	soldOut    *soldout.Marks  // nil: no local sold-out marks
+	tokens     purchaseTokens
+	newOrderID func() string
+}
+
+func (s shopAPI) listItems(c *gin.Context) {
+	ctx := c.Request.Context()
+	items, err := s.catalog.List(ctx)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	ids := make([]int64, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	levels, err := s.stock.Levels(ctx, ids)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	now := s.now()
+	out := make([]itemJSON, len(items))
+	for i, it := range items {
+		out[i] = present(it, levels, now)
+	}
+	c.JSON(http.StatusOK, gin.H{"items": out, "server_time": now.UTC()})
+}
+
+func (s shopAPI) getItem(c *gin.Context) {
+	if it, ok := s.itemFromPath(c); ok {
+		s.writeItem(c, http.StatusOK, it)
+	}
+}
+
+// purchaseToken issues a token from the opening second until the end; a
+// sale with a waiting room issues its tokens through the room instead.
+func (s shopAPI) purchaseToken(c *gin.Context) {
+	it, ok := s.itemFromPath(c)
+	if !ok {
+		return
+	}
+	now := s.now()
+	switch {
+	case it.RoomRate > 0:
+		s.fail(c, errWaitingRoom)
+		return
+	case now.Before(it.StartsAt):
+		s.fail(c, stock.ErrNotStarted)
+		return
+	case !now.Before(it.EndsAt):
+		s.fail(c, stock.ErrEnded)
+		return
+	}
+	tok, exp := s.tokens.issue(userOf(c), it.ID, now)
+	c.JSON(http.StatusOK, gin.H{"token": tok, "expires_at": exp.UTC()})
+}
+
+type purchaseJSON struct {
+	OrderID  string `json:"order_id"`
+	ItemID   int64  `json:"item_id"`
+	UserID   string `json:"user_id"`
+	Quantity int    `json:"quantity"`
+	Status   string `json:"status"`
+}
+
+// purchase reserves stock with one script call. A replayed Idempotency-Key
+// answers what the first request got, marked Idempotent-Replayed.
+func (s shopAPI) purchase(c *gin.Context) {
+	req, err := s.purchaseRequest(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if err := s.admit(req); err != nil {
+		c.Set(outcomeKey, "gated_"+lookup(err).Code)
+		s.fail(c, err)
+		return
+	}
+	res, err := s.sales.Reserve(c.Request.Context(), req)
+	s.observe(req.ItemID, res, err)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	outcome := "reserved"
+	if res.Replayed {
+		outcome = "replayed"
+		c.Header("Idempotent-Replayed", "true")
+	}
+	c.Set(outcomeKey, outcome)
+	c.JSON(http.StatusAccepted, purchaseJSON{OrderID: res.OrderID, ItemID: req.ItemID, UserID: req.UserID,
+		Quantity: res.Quantity, Status: order.StatusPending})
+}
+
+func (s shopAPI) purchaseRequest(c *gin.Context) (stock.Request, error) {
+	id, err := pathID(c, errItemNotFound)
+	if err != nil {
+		return stock.Request{}, err
+	}
+	qty, err := purchaseQuantity(c)
+	if err != nil {
+		return stock.Request{}, err
+	}
+	if qty < 1 {
+		return stock.Request{}, errInvalidQuantity
+	}
+	key := c.GetHeader("Idempotency-Key")
+	if !validIdempotencyKey(key) {
+		return stock.Request{}, invalid("Idempotency-Key", "Idempotency-Key must be 1-128 visible ASCII characters")
+	}
+	return stock.Request{ItemID: id, UserID: userOf(c), Quantity: qty, OrderID: s.newOrderID(),
+		IdempotencyKey: key, Now: s.now(), Admitted: c.GetBool(admittedKey)}, nil
+}
+
+// admit asks the admission gate whether req may reach Redis: nil, errBusy,
+// or stock.ErrSoldOut. The gate sheds a stampede on a sale's last units; a
+// waiting room's admitted shoppers are no stampede (the room lets through no
+// more of them than the stock left can serve), and turning one away would
+// leave their unit held until their window passed.
+func (s shopAPI) admit(req stock.Request) error {
+	if req.Admitted {
+		return nil
+	}
+	ok, soldOut := s.gate.Admit(req.ItemID, req.UserID)
+	switch {
+	case ok:
+		return nil
+	case soldOut:
+		return stock.ErrSoldOut
+	}
+	return errBusy
+}
+
+// observe tells the admission gate and the sold-out marks how much stock
+// the script reported left.
+func (s shopAPI) observe(itemID int64, res stock.Reservation, err error) {
+	var so *stock.SoldOutError
+	switch {
+	case err == nil && !res.Replayed:
+		s.gate.Observe(itemID, res.StockLeft)
+		s.soldOut.Saw(itemID, res.StockLeft, res.Returns)
+	case errors.As(err, &so):
+		s.gate.Observe(itemID, so.Left)
+		s.soldOut.Saw(itemID, so.Left, so.Returns)
+	}
+}

@@ -1,0 +1,26 @@
+package stock
+
+// Return codes of lua/reserve.lua, one per code its header documents;
+// reserveResult maps them to results and errors.
+const (
+	reserveOK          = 0 // reserved; detail is the new buyer value
+	reserveReplay      = 1 // the idempotency key had reserved; detail is that buyer value
+	reserveNotWarmed   = 2 // the sale is unknown to Redis
+	reserveNotStarted  = 3
+	reserveEnded       = 4
+	reserveOverLimit   = 5
+	reserveAlready     = 6 // detail is the shopper's existing buyer value
+	reserveSoldOut     = 7
+	reserveNotAdmitted = 8
+)
+
+// Return codes of lua/adjust.lua.
+const (
+	adjustApplied   = 0
+	adjustRefused   = 1 // the change would take back stock already sold
+	adjustNotWarmed = 2
+)
+
+// releaseDone is lua/release.lua's first value when the buyer was forgotten
+// (0: there was nothing to release).
+const releaseDone = 1
