@@ -3,6 +3,7 @@ package httpapi
 import "testing"
 
 func TestClientKey(t *testing.T) {
+	t.Parallel()
 	tests := map[string]string{
 		"192.0.2.7":                     "192.0.2.7",
 		"2001:db8:1:2:aaaa::1":          "2001:db8:1:2::/64",

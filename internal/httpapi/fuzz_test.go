@@ -90,7 +90,6 @@ var seedBodies = []string{
 }
 
 func FuzzPurchaseBody(f *testing.F) {
-	gin.SetMode(gin.TestMode)
 	for _, b := range slices.Concat(seedBodies, []string{
 		`{"quantity":1}`, `{"quantity":2}`, `{"quantity":0}`, `{"quantity":-1}`, `{"quantity":1.5}`, `{"quantity":1e2}`,
 		`{"quantity":"1"}`, `{"quantity":true}`, `{"quantity":99999999999999999999}`, `{"quantity":9223372036854775807}`,
@@ -141,7 +140,6 @@ var saleOnFile = catalog.Item{ID: 7, Name: "Lamp", PriceCents: 1999, StockTotal:
 	StartsAt: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), EndsAt: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)}
 
 func FuzzItemBody(f *testing.F) {
-	gin.SetMode(gin.TestMode)
 	valid := `{"name":"Lamp","description":"d","price_cents":1999,"stock_total":100,"per_user_limit":1,` +
 		`"starts_at":"2026-11-22T10:00:00Z","ends_at":"2026-11-23T10:00:00Z"}`
 	for _, b := range slices.Concat(seedBodies, []string{valid,
@@ -193,7 +191,6 @@ func wantStorable(tb testing.TB, body []byte, it catalog.Item) {
 }
 
 func FuzzSessionBody(f *testing.F) {
-	gin.SetMode(gin.TestMode)
 	for _, b := range slices.Concat(seedBodies, []string{
 		`{"user_id":"alice"}`, `{"user_id":"a.b@c-d_e"}`, `{"user_id":""}`, `{"user_id":null}`, `{"user_id":5}`,
 		`{"user_id":"has space"}`, `{"user_id":"` + strings.Repeat("u", 64) + `"}`, `{"user_id":"` + strings.Repeat("u", 65) + `"}`,

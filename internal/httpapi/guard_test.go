@@ -17,7 +17,6 @@ import (
 // past authentication to a handler would panic and answer 500.
 func engine(t *testing.T, proxies ...string) *gin.Engine {
 	t.Helper()
-	gin.SetMode(gin.ReleaseMode)
 	return httpapi.New(httpapi.Deps{
 		Metrics: httpapi.NewMetrics(func() float64 { return 0 }), Web: web.FS, Now: time.Now,
 		Tokens:   httpapi.NewTokens(strings.Repeat("s", 32), time.Hour, time.Now),
@@ -28,6 +27,7 @@ func engine(t *testing.T, proxies ...string) *gin.Engine {
 // TestEveryAdminRouteNeedsTheAdmin walks the router: any admin route a
 // stranger reaches (today's or one added later) fails the test.
 func TestEveryAdminRouteNeedsTheAdmin(t *testing.T) {
+	t.Parallel()
 	r := engine(t)
 	open := map[string]bool{"POST /api/v1/admin/session": true, "DELETE /api/v1/admin/session": true}
 	checked := 0
@@ -57,6 +57,7 @@ func TestEveryAdminRouteNeedsTheAdmin(t *testing.T) {
 }
 
 func TestSecurityHeadersAndRequestID(t *testing.T) {
+	t.Parallel()
 	r := engine(t)
 	for _, path := range []string{"/", "/admin", "/static/app.css", "/api/v1/nope"} {
 		req := httptest.NewRequest("GET", path, nil)
@@ -84,6 +85,7 @@ func TestSecurityHeadersAndRequestID(t *testing.T) {
 // TestClientIPIgnoresForgedHeaders: X-Forwarded-For counts only from a
 // trusted proxy.
 func TestClientIPIgnoresForgedHeaders(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		proxies []string

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gin-gonic/gin"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/seckill/seckill/api"
@@ -93,7 +92,6 @@ var ginParam = regexp.MustCompile(`[:*]([A-Za-z0-9_]+)`)
 // "METHOD /path", with Gin's :id written the OpenAPI way, {id}.
 func routerOperations(tb testing.TB) map[string]bool {
 	tb.Helper()
-	gin.SetMode(gin.TestMode)
 	engine := httpapi.New(httpapi.Deps{
 		Metrics: httpapi.NewMetrics(func() float64 { return 0 }),
 		Tokens:  httpapi.NewTokens(strings.Repeat("x", 32), time.Hour, time.Now),
@@ -132,6 +130,7 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 func TestOpenAPIRoutes(t *testing.T) {
+	t.Parallel()
 	doc, _ := loadSpec(t)
 	spec := specOperations(t, doc)
 	routes := routerOperations(t)
@@ -170,6 +169,7 @@ func validStatus(key string) bool {
 }
 
 func TestOpenAPIStatusCodes(t *testing.T) {
+	t.Parallel()
 	doc, _ := loadSpec(t)
 	ops := specOperations(t, doc)
 	for _, name := range sortedKeys(ops) {
@@ -190,6 +190,7 @@ func TestOpenAPIStatusCodes(t *testing.T) {
 // TestOpenAPIPathParameters checks that every {name} in a path is declared as
 // a path parameter, on the path item or on each of its operations.
 func TestOpenAPIPathParameters(t *testing.T) {
+	t.Parallel()
 	doc, root := loadSpec(t)
 	templ := regexp.MustCompile(`\{([^}]+)\}`)
 	for _, path := range sortedKeys(doc.Paths) {
@@ -243,6 +244,7 @@ func pathParams(tb testing.TB, root *yaml.Node, params []yaml.Node) map[string]b
 
 // TestOpenAPIRefs checks that every local $ref points at something.
 func TestOpenAPIRefs(t *testing.T) {
+	t.Parallel()
 	_, root := loadSpec(t)
 	var refs []string
 	var walk func(n *yaml.Node)
@@ -334,6 +336,7 @@ func sourceErrorCodes(tb testing.TB) map[string]string {
 }
 
 func TestOpenAPIErrorCodes(t *testing.T) {
+	t.Parallel()
 	doc, _ := loadSpec(t)
 	enum := doc.Components.Schemas["Error"].Properties["code"].Enum
 	if len(enum) == 0 {

@@ -13,6 +13,7 @@ import (
 // (the stock is owed to Redis); a repair settles the owed step itself, and
 // the sweeper's later runs give nothing back a second time.
 func TestCancelInterruptedBetweenStores(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	it := s.sale(t, 5, 1)
 	ctx := context.Background()

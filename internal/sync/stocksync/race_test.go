@@ -78,6 +78,7 @@ func (r rig) consistent(t *testing.T) {
 // the Redis snapshot, so it must not count as owed; a correction then must
 // change nothing, and the release settles it.
 func TestCancelBetweenStatsReads(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, 10, 1)
 	ctx := context.Background()
 	var cancelled order.Order

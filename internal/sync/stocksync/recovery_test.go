@@ -20,6 +20,7 @@ import (
 // before writing it or after writing it but before XACK. Another worker takes
 // the entries over with XAUTOCLAIM and each order ends up in MySQL once.
 func TestCrashedWorkerEntriesAreReclaimed(t *testing.T) {
+	t.Parallel()
 	for _, committed := range []bool{false, true} {
 		t.Run("committed="+strconv.FormatBool(committed), func(t *testing.T) {
 			s := newStack(t)
@@ -76,6 +77,7 @@ func (s *stack) readAsCrashedWorker(tb testing.TB, itemID int64) []keyspace.Entr
 // and workers persist. Every warm either lands on a quiet instant or gives
 // up with ErrBusy; none may leave Redis wrong.
 func TestWarmRacingPurchases(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	it := s.sale(t, 200, 1)
 	stop := s.workers(t, 2, time.Second)
@@ -148,6 +150,7 @@ func TestWarmRacingPurchases(t *testing.T) {
 // TestWarmRepairsDrift: Redis lost its buyers and holds a wrong count; a warm
 // restores both from MySQL plus the orders still in the stream.
 func TestWarmRepairsDrift(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	it := s.sale(t, 10, 1)
 	ctx := context.Background()
@@ -187,6 +190,7 @@ func TestWarmRepairsDrift(t *testing.T) {
 // dead letters, and Redis is re-warmed to what MySQL really has, so it stops
 // selling units that do not exist.
 func TestRejectedOrdersRepairRedis(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	it := s.sale(t, 5, 1)
 	ctx := context.Background()

@@ -18,6 +18,7 @@ import (
 // Exactly 50 reservations, no shopper twice, every reserved order in MySQL
 // once, and the stats agree throughout the storm.
 func TestStormSellsExactlyTheStock(t *testing.T) {
+	t.Parallel()
 	for _, tgt := range testenv.RedisTargets(t) {
 		t.Run(tgt.Name, func(t *testing.T) { stormSellsExactlyTheStock(t, newStackOn(t, tgt.Redis)) })
 	}
@@ -109,6 +110,7 @@ func watchStats(t *testing.T, s *stack, itemID int64, done <-chan struct{}, drif
 // persist in small batches, and the stats polled all along must never report
 // drift, since none happens.
 func TestStatsAgreeWhileOrdersFlow(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	it := s.sale(t, 3000, 1)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -18,6 +18,7 @@ import (
 // same time as each other, as warms, and as shoppers buy. Every change lands
 // in both stores in the same order, so they agree at the end.
 func TestConcurrentStockChangesStayInStep(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	it := s.sale(t, 100, 1)
 	s.workers(t, 2, time.Second)
@@ -59,6 +60,7 @@ func TestConcurrentStockChangesStayInStep(t *testing.T) {
 // Redis mid-sale, so far fewer orders are lost than the drift, and the stores
 // agree at the end.
 func TestRepairDuringStorm(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	it := s.sale(t, 200, 1)
 	ctx := context.Background()
@@ -101,6 +103,7 @@ func TestRepairDuringStorm(t *testing.T) {
 // TestUpdateDuringCorrectionWaits: an admin's stock change arriving while a
 // drift correction measures waits for it, instead of being taken for drift.
 func TestUpdateDuringCorrectionWaits(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	it := s.sale(t, 10, 1)
 	ctx := context.Background()

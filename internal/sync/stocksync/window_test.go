@@ -11,6 +11,7 @@ import (
 // exactly between the stats' Redis read and MySQL read, the cases a storm
 // only hits by luck, and requires the stats to still say consistent.
 func TestStatsSurviveCommitsBetweenReads(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, 20, 2)
 	ctx := context.Background()
 	n := 0
