@@ -117,6 +117,15 @@ SQL"
 	[ "$(mysql_state)" = ok ] || die "user '$DB_USER' still cannot log in to $DB_HOST:$DB_PORT"
 }
 
+# The tests run several servers at once (parallel tests, twins, fault-test
+# fleets), each with a pool of up to 32 connections: the stock limit of 151
+# runs out. Best effort: without root on the database, say so and go on.
+raise_mysql_connections() {
+	local want=1000
+	root_sql "SET GLOBAL max_connections = GREATEST(@@GLOBAL.max_connections, $want);" ||
+		log "could not raise MySQL's max_connections to $want (no root access); parallel tests may run out of connections"
+}
+
 # ---------------------------------------------------------------- Redis ----
 
 redis_ok() {
@@ -197,6 +206,7 @@ if ! mysql_answers; then
 	fi
 fi
 ensure_mysql_user
+raise_mysql_connections
 
 if ! redis_ok; then
 	is_local "$REDIS_HOST" || die "Redis at $REDIS_HOST:$REDIS_PORT is not answering (not a local address, not starting it)"
