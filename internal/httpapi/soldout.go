@@ -23,7 +23,6 @@ func (g *guards) soldOutMark(c *gin.Context) {
 	if err != nil || !g.soldOut.SoldOut(id) {
 		return
 	}
-	c.Set(outcomeKey, "marked_sold_out")
 	c.Data(http.StatusGone, jsonContentType, soldOutBody)
 	c.Abort()
 }
