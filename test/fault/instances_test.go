@@ -1,11 +1,9 @@
-package faulttest_test
+package fault
 
 import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/seckill/seckill/internal/faulttest"
 )
 
 // TestThreeInstances runs three server processes on one database and one
@@ -17,23 +15,23 @@ import (
 // instance.
 func TestThreeInstances(t *testing.T) {
 	jobs := map[string]time.Duration{"sweeper": 200 * time.Millisecond, "reconcile": 300 * time.Millisecond}
-	s := faulttest.NewSetup(t, env)
+	s := NewSetup(t, env)
 	s.Extra = []string{"SECKILL_SWEEP_INTERVAL=" + jobs["sweeper"].String(), "SECKILL_RECONCILE_INTERVAL=" + jobs["reconcile"].String()}
 	red := env.Redises()[1].Redis
 	began := time.Now() // before the first server: its runs while the others start count too
-	var servers []*faulttest.Server
+	var servers []*Server
 	var urls []string
 	for _, name := range []string{"server-a", "server-b", "server-c"} {
-		srv := faulttest.StartServer(t, s, name, red)
+		srv := StartServer(t, s, name, red)
 		servers, urls = append(servers, srv), append(urls, srv.URL)
 	}
 	db := s.OpenDB(t)
 	id := servers[0].API.CreateSale(t, 1500, 2)
-	cfg := faulttest.StormConfig{ItemID: id, Shoppers: 1200, Requests: 3000, Workers: 32, Rate: 1000,
+	cfg := StormConfig{ItemID: id, Shoppers: 1200, Requests: 3000, Workers: 32, Rate: 1000,
 		MaxQty: 2, Secret: s.JWTSecret, Seed: 9}
-	res := faulttest.StartStorm(t, cfg, faulttest.NewTargets(urls...)).Wait()
+	res := StartStorm(t, cfg, NewTargets(urls...)).Wait()
 	logStorm(t, cfg, res)
-	rep := faulttest.Verify(t, db, servers[0].API, id, res)
+	rep := Verify(t, db, servers[0].API, id, res)
 
 	var persisted float64
 	runs := map[string]float64{}
@@ -63,7 +61,7 @@ func TestThreeInstances(t *testing.T) {
 }
 
 // metric reads a sample of the server's /metrics, 0 if it has none yet.
-func metric(t *testing.T, srv *faulttest.Server, name string) float64 {
+func metric(t *testing.T, srv *Server, name string) float64 {
 	t.Helper()
 	v, err := srv.API.Metric(context.Background(), name)
 	if err != nil {

@@ -1,10 +1,9 @@
-package faulttest_test
+package fault
 
 import (
 	"testing"
 	"time"
 
-	"github.com/seckill/seckill/internal/faulttest"
 	"github.com/seckill/seckill/internal/redisconn"
 )
 
@@ -20,7 +19,7 @@ func kill9MidStorm(t *testing.T, red redisconn.Target) {
 
 	storm.WaitDone(cfg.Requests / 3)
 	dead := srv.Pid()
-	held := faulttest.KillWhenHolding(t, rdb, stream, srv.Proc, 2*time.Second)
+	held := KillWhenHolding(t, rdb, stream, srv.Proc, 2*time.Second)
 	killedAfter, queued := storm.Done(), streamLen(t, rdb, stream)
 	restart := srv.Up(t)
 	t.Logf("injected: kill -9 of the server (pid %d) after %d requests, its workers holding %d unacknowledged entries, "+
@@ -28,7 +27,7 @@ func kill9MidStorm(t *testing.T, red redisconn.Target) {
 
 	res := storm.Wait()
 	logStorm(t, cfg, res)
-	rep := faulttest.Verify(t, db, srv.API, id, res)
+	rep := Verify(t, db, srv.API, id, res)
 	noneHeldBy(t, rdb, stream, dead)
 	if rep.Rows == 0 || res.Count("202") == 0 {
 		t.Fatalf("nothing was sold: %s", res.Summary())
@@ -43,27 +42,27 @@ func kill9MidStorm(t *testing.T, red redisconn.Target) {
 func TestTwoServersOneKilled(t *testing.T) { onEachRedis(t, twoServersOneKilled) }
 
 func twoServersOneKilled(t *testing.T, red redisconn.Target) {
-	s := faulttest.NewSetup(t, env)
-	a := faulttest.StartServer(t, s, "server-a", red)
-	b := faulttest.StartServer(t, s, "server-b", red)
+	s := NewSetup(t, env)
+	a := StartServer(t, s, "server-a", red)
+	b := StartServer(t, s, "server-b", red)
 	db, rdb := s.OpenDB(t), redisClient(t, red)
 	id := a.API.CreateSale(t, 1500, 2)
-	stream := faulttest.StreamKey(s.Prefix, id)
-	cfg := faulttest.StormConfig{ItemID: id, Shoppers: 1200, Requests: 3000, Workers: 32, Rate: 1000,
+	stream := StreamKey(s.Prefix, id)
+	cfg := StormConfig{ItemID: id, Shoppers: 1200, Requests: 3000, Workers: 32, Rate: 1000,
 		MaxQty: 2, Secret: s.JWTSecret, Seed: 2}
-	targets := faulttest.NewTargets(a.URL, b.URL)
-	storm := faulttest.StartStorm(t, cfg, targets)
+	targets := NewTargets(a.URL, b.URL)
+	storm := StartStorm(t, cfg, targets)
 
 	storm.WaitDone(cfg.Requests / 3)
 	dead := b.Pid()
-	held := faulttest.KillWhenHolding(t, rdb, stream, b.Proc, 2*time.Second)
+	held := KillWhenHolding(t, rdb, stream, b.Proc, 2*time.Second)
 	targets.Set(a.URL) // the load balancer notices
 	t.Logf("injected: kill -9 of server-b (pid %d) after %d requests, its workers holding %d unacknowledged entries; "+
 		"server-a (pid %d) takes every request after", dead, storm.Done(), held, a.Pid())
 
 	res := storm.Wait()
 	logStorm(t, cfg, res)
-	faulttest.Verify(t, db, a.API, id, res)
+	Verify(t, db, a.API, id, res)
 	noneHeldBy(t, rdb, stream, dead)
 	if !a.Running() {
 		t.Fatal("the survivor died")

@@ -1,4 +1,4 @@
-package faulttest_test
+package fault
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seckill/seckill/internal/faulttest"
 	"github.com/seckill/seckill/internal/redisconn"
 )
 
@@ -16,15 +15,15 @@ import (
 // EVAL on NOSCRIPT), purchases succeed again, and since every acknowledged
 // write was fsynced first, no 202 is lost.
 func TestRedisRestartMidStorm(t *testing.T) {
-	s := faulttest.NewSetup(t, env)
-	red := faulttest.StartRedis(t, env.ProcEnv, s.Dir)
-	srv := faulttest.StartServer(t, s, "server", redisconn.Target{Addr: red.Addr})
+	s := NewSetup(t, env)
+	red := StartRedis(t, env.ProcEnv, s.Dir)
+	srv := StartServer(t, s, "server", redisconn.Target{Addr: red.Addr})
 	db, rdb := s.OpenDB(t), redisClient(t, redisconn.Target{Addr: red.Addr})
 	id := srv.API.CreateSale(t, 2500, 2)
-	stream := faulttest.StreamKey(s.Prefix, id)
-	cfg := faulttest.StormConfig{ItemID: id, Shoppers: 1500, Requests: 3000, Workers: 32, Rate: 600,
+	stream := StreamKey(s.Prefix, id)
+	cfg := StormConfig{ItemID: id, Shoppers: 1500, Requests: 3000, Workers: 32, Rate: 600,
 		MaxQty: 2, Secret: s.JWTSecret, Seed: 5}
-	storm := faulttest.StartStorm(t, cfg, faulttest.NewTargets(srv.URL))
+	storm := StartStorm(t, cfg, NewTargets(srv.URL))
 
 	storm.WaitDone(cfg.Requests / 3)
 	queued := streamLen(t, rdb, stream)
@@ -52,13 +51,13 @@ func TestRedisRestartMidStorm(t *testing.T) {
 		t.Errorf("no new reservation after Redis came back: scripts not reloaded, or no reconnect")
 	}
 	ready(t, srv.API)
-	faulttest.Verify(t, db, srv.API, id, res)
+	Verify(t, db, srv.API, id, res)
 }
 
 // ready waits up to 10s for GET /readyz to answer 200.
-func ready(t testing.TB, api *faulttest.API) {
+func ready(t testing.TB, api *API) {
 	t.Helper()
-	var last faulttest.Reply
+	var last Reply
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		r, err := api.Do(context.Background(), "GET", "/readyz", "", nil)

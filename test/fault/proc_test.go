@@ -1,10 +1,4 @@
-// Package faulttest runs the real seckill binary as child processes, next to
-// private Redis and MariaDB processes when a test must crash or stop one, and
-// drives purchase storms at them over HTTP. The fault-injection tests beside
-// it kill those processes mid-storm and then check the invariants the README
-// promises. Everything that starts, signals, restarts or waits for a process
-// lives here, in ordinary files; the tests only decide when.
-package faulttest
+package fault
 
 import (
 	"bufio"
@@ -24,7 +18,7 @@ import (
 )
 
 // ErrNotRunning is returned when a signal is sent to a process that has exited.
-var ErrNotRunning = errors.New("faulttest: process not running")
+var ErrNotRunning = errors.New("fault: process not running")
 
 // Proc is a child process started from a fixed command line, possibly many
 // times. Every run appends its output to one log file, which is printed
@@ -83,7 +77,7 @@ func (p *Proc) Start() error {
 	}
 	defer f.Close() // the child holds its own copy of the descriptor
 	p.starts++
-	fmt.Fprintf(f, "=== faulttest: %s start #%d at %s: %s\n", p.name, p.starts,
+	fmt.Fprintf(f, "=== fault: %s start #%d at %s: %s\n", p.name, p.starts,
 		time.Now().Format(time.RFC3339Nano), strings.Join(p.argv, " "))
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = p.env, f, f

@@ -1,4 +1,4 @@
-package faulttest
+package fault
 
 import (
 	"context"
@@ -86,10 +86,10 @@ type Setup struct {
 func NewSetup(tb testing.TB, env Env) *Setup {
 	tb.Helper()
 	if env.MySQLDSN == "" || env.RedisAddr == "" || env.RedisCluster == "" {
-		tb.Fatalf("faulttest needs the shared MySQL, Redis and Redis Cluster: %s", howTo)
+		tb.Fatalf("the fault tests need the shared MySQL, Redis and Redis Cluster: %s", howTo)
 	}
 	if env.Binary == "" {
-		tb.Fatal("faulttest: no server binary (TestMain must call BuildServer)")
+		tb.Fatal("fault: no server binary (TestMain must call BuildServer)")
 	}
 	s := &Setup{Env: env, MySQLBase: env.MySQLDSN, DBName: "seckill_fault_" + randomHex(6),
 		Prefix: "seckillfault:" + randomHex(6), AdminToken: "fault-admin-" + randomHex(12),
@@ -130,7 +130,7 @@ func (s *Setup) OpenDB(tb testing.TB) *sql.DB {
 func withDB(base, name string) string {
 	cfg, err := mysql.ParseDSN(base)
 	if err != nil {
-		panic(fmt.Sprintf("faulttest: bad MySQL DSN %q: %v", base, err))
+		panic(fmt.Sprintf("fault: bad MySQL DSN %q: %v", base, err))
 	}
 	cfg.DBName, cfg.ParseTime, cfg.Loc = name, true, time.UTC
 	return cfg.FormatDSN()

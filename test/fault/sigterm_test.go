@@ -1,10 +1,9 @@
-package faulttest_test
+package fault
 
 import (
 	"testing"
 	"time"
 
-	"github.com/seckill/seckill/internal/faulttest"
 	"github.com/seckill/seckill/internal/redisconn"
 )
 
@@ -36,6 +35,6 @@ func sigtermMidStorm(t *testing.T, red redisconn.Target) {
 	logStorm(t, cfg, res)
 	exited := sent.Add(took)
 	t.Logf("answered between SIGTERM and exit: %d, of which %d × 202", res.AnsweredIn(sent, exited), res.CountIn(sent, exited, "202"))
-	faulttest.Verify(t, db, srv.API, id, res)
+	Verify(t, db, srv.API, id, res)
 	noneHeldBy(t, rdb, stream, pid)
 }

@@ -1,12 +1,10 @@
-package faulttest_test
+package fault
 
 import (
 	"context"
 	"net/http"
 	"testing"
 	"time"
-
-	"github.com/seckill/seckill/internal/faulttest"
 )
 
 // TestClusterMasterRestartMidStorm kill -9s the master that holds the
@@ -16,15 +14,15 @@ import (
 // since nothing acknowledged was lost, every invariant holds, as with a
 // single Redis restarted on its AOF.
 func TestClusterMasterRestartMidStorm(t *testing.T) {
-	s := faulttest.NewSetup(t, env)
-	cl := faulttest.StartCluster(t, env.ProcEnv, s.Dir, 3, 0, 5*time.Second)
-	srv := faulttest.StartServer(t, s, "server", cl.Target)
+	s := NewSetup(t, env)
+	cl := StartCluster(t, env.ProcEnv, s.Dir, 3, 0, 5*time.Second)
+	srv := StartServer(t, s, "server", cl.Target)
 	db, rdb := s.OpenDB(t), redisClient(t, cl.Target)
 	id := srv.API.CreateSale(t, 2500, 2)
-	stream := faulttest.StreamKey(s.Prefix, id)
-	cfg := faulttest.StormConfig{ItemID: id, Shoppers: 1500, Requests: 3000, Workers: 32, Rate: 600,
+	stream := StreamKey(s.Prefix, id)
+	cfg := StormConfig{ItemID: id, Shoppers: 1500, Requests: 3000, Workers: 32, Rate: 600,
 		MaxQty: 2, Secret: s.JWTSecret, Seed: 7}
-	storm := faulttest.StartStorm(t, cfg, faulttest.NewTargets(srv.URL))
+	storm := StartStorm(t, cfg, NewTargets(srv.URL))
 
 	storm.WaitDone(cfg.Requests / 3)
 	master := cl.MasterOf(t, rdb, stream)
@@ -49,7 +47,7 @@ func TestClusterMasterRestartMidStorm(t *testing.T) {
 		t.Errorf("no reservation after the master came back")
 	}
 	ready(t, srv.API)
-	faulttest.Verify(t, db, srv.API, id, res)
+	Verify(t, db, srv.API, id, res)
 }
 
 // TestClusterFailoverMidStorm runs a private cluster of 3 masters with a
@@ -62,15 +60,15 @@ func TestClusterMasterRestartMidStorm(t *testing.T) {
 // the sale sells again after the failover; and once reconciled, Redis and
 // MySQL agree. The README reports the figures.
 func TestClusterFailoverMidStorm(t *testing.T) {
-	s := faulttest.NewSetup(t, env)
-	cl := faulttest.StartCluster(t, env.ProcEnv, s.Dir, 3, 1, time.Second)
-	srv := faulttest.StartServer(t, s, "server", cl.Target)
+	s := NewSetup(t, env)
+	cl := StartCluster(t, env.ProcEnv, s.Dir, 3, 1, time.Second)
+	srv := StartServer(t, s, "server", cl.Target)
 	db, rdb := s.OpenDB(t), redisClient(t, cl.Target)
 	id := srv.API.CreateSale(t, 2500, 2)
-	stream := faulttest.StreamKey(s.Prefix, id)
-	cfg := faulttest.StormConfig{ItemID: id, Shoppers: 1500, Requests: 4000, Workers: 32, Rate: 600,
+	stream := StreamKey(s.Prefix, id)
+	cfg := StormConfig{ItemID: id, Shoppers: 1500, Requests: 4000, Workers: 32, Rate: 600,
 		MaxQty: 2, Secret: s.JWTSecret, Seed: 8}
-	storm := faulttest.StartStorm(t, cfg, faulttest.NewTargets(srv.URL))
+	storm := StartStorm(t, cfg, NewTargets(srv.URL))
 
 	storm.WaitDone(cfg.Requests / 4)
 	master := cl.MasterOf(t, rdb, stream)
@@ -95,7 +93,7 @@ func TestClusterFailoverMidStorm(t *testing.T) {
 	}
 	ready(t, srv.API)
 	reconcile(t, srv.API)
-	rep, violations := faulttest.Check(t, db, srv.API, id, res)
+	rep, violations := Check(t, db, srv.API, id, res)
 	lost := 0
 	for _, v := range violations {
 		if v.AckLost {
@@ -110,7 +108,7 @@ func TestClusterFailoverMidStorm(t *testing.T) {
 }
 
 // reconcile runs the admin reconciliation once, as the periodic job would.
-func reconcile(t testing.TB, api *faulttest.API) {
+func reconcile(t testing.TB, api *API) {
 	t.Helper()
 	r, err := api.Do(context.Background(), "GET", "/api/v1/admin/reconcile", api.AdminToken, nil)
 	if err != nil || r.Status != http.StatusOK {

@@ -1,10 +1,9 @@
-package faulttest_test
+package fault
 
 import (
 	"testing"
 	"time"
 
-	"github.com/seckill/seckill/internal/faulttest"
 	"github.com/seckill/seckill/internal/redisconn"
 )
 
@@ -17,14 +16,14 @@ func TestIdempotentRetryAfterTimeout(t *testing.T) { onEachRedis(t, idempotentRe
 
 func idempotentRetryAfterTimeout(t *testing.T, red redisconn.Target) {
 	const shoppers = 400
-	s := faulttest.NewSetup(t, env)
-	srv := faulttest.StartServer(t, s, "server", red)
+	s := NewSetup(t, env)
+	srv := StartServer(t, s, "server", red)
 	db := s.OpenDB(t)
 	id := srv.API.CreateSale(t, shoppers, 1)
-	cfg := faulttest.RetryConfig{ItemID: id, Shoppers: shoppers, Workers: 32, MinTimeout: time.Millisecond,
+	cfg := RetryConfig{ItemID: id, Shoppers: shoppers, Workers: 32, MinTimeout: time.Millisecond,
 		MaxTimeout: 5 * time.Millisecond, Eager: 6, Secret: s.JWTSecret, Seed: 4}
 
-	res := faulttest.RetryUntilAnswered(t, srv.URL, cfg)
+	res := RetryUntilAnswered(t, srv.URL, cfg)
 	t.Logf("storm: %d shoppers, %d attempts in %v (client timeout %v–%v for the first %d attempts, then doubling): %s",
 		shoppers, res.Requests, res.Elapsed.Round(time.Millisecond), cfg.MinTimeout, cfg.MaxTimeout, cfg.Eager, res.Summary())
 	t.Logf("injected: %d attempts abandoned by the client (timeouts); the most attempts one shopper needed: %d; "+
@@ -39,7 +38,7 @@ func idempotentRetryAfterTimeout(t *testing.T, red redisconn.Target) {
 	if res.TimedOut == 0 {
 		t.Errorf("no attempt timed out: the test injected nothing")
 	}
-	rep := faulttest.Verify(t, db, srv.API, id, res.Result)
+	rep := Verify(t, db, srv.API, id, res.Result)
 	if len(res.Acked) != shoppers || rep.Rows != shoppers || rep.Unacked != 0 {
 		t.Errorf("want each of %d shoppers to hold one acknowledged order in MySQL: %d got a 202, MySQL holds %d (%d never acknowledged)",
 			shoppers, len(res.Acked), rep.Rows, rep.Unacked)

@@ -1,4 +1,4 @@
-package faulttest_test
+package fault
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seckill/seckill/internal/faulttest"
 	"github.com/seckill/seckill/internal/redisconn"
 )
 
@@ -23,15 +22,15 @@ func TestMySQLDownMidStorm(t *testing.T) { onEachRedis(t, mysqlDownMidStorm) }
 
 func mysqlDownMidStorm(t *testing.T, red redisconn.Target) {
 	const outage = 10 * time.Second
-	s := faulttest.NewSetup(t, env)
-	my := faulttest.StartMariaDB(t, env.ProcEnv, s.Dir)
+	s := NewSetup(t, env)
+	my := StartMariaDB(t, env.ProcEnv, s.Dir)
 	s.MySQLBase = my.BaseDSN()
-	srv := faulttest.StartServer(t, s, "server", red)
+	srv := StartServer(t, s, "server", red)
 	db := s.OpenDB(t)
 	id := srv.API.CreateSale(t, 3000, 2)
-	cfg := faulttest.StormConfig{ItemID: id, Shoppers: 2500, Requests: 3000, Workers: 16, Rate: 200,
+	cfg := StormConfig{ItemID: id, Shoppers: 2500, Requests: 3000, Workers: 16, Rate: 200,
 		MaxQty: 2, Secret: s.JWTSecret, Seed: 6}
-	storm := faulttest.StartStorm(t, cfg, faulttest.NewTargets(srv.URL))
+	storm := StartStorm(t, cfg, NewTargets(srv.URL))
 
 	storm.WaitDone(300)
 	stopTook := my.Stop(t)
@@ -45,7 +44,7 @@ func mysqlDownMidStorm(t *testing.T, red redisconn.Target) {
 	res := storm.Wait()
 	logStorm(t, cfg, res)
 	checkOutage(t, res, samples, down, up)
-	faulttest.Verify(t, db, srv.API, id, res)
+	Verify(t, db, srv.API, id, res)
 }
 
 // sample is one look at the server while MySQL is down.
@@ -57,7 +56,7 @@ type sample struct {
 }
 
 // watch reads /readyz and the queue length every 250 ms until until.
-func watch(api *faulttest.API, until time.Time) []sample {
+func watch(api *API, until time.Time) []sample {
 	var out []sample
 	for time.Now().Before(until) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
@@ -75,7 +74,7 @@ func watch(api *faulttest.API, until time.Time) []sample {
 	return out
 }
 
-func checkOutage(t testing.TB, res faulttest.Result, samples []sample, down, up time.Time) {
+func checkOutage(t testing.TB, res Result, samples []sample, down, up time.Time) {
 	t.Helper()
 	reserved, refused := res.CountIn(down, up, "202"), res.CountIn(down, up, "503 unavailable")
 	answers := map[string]int{}

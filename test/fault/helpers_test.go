@@ -1,4 +1,4 @@
-package faulttest_test
+package fault
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/seckill/seckill/internal/faulttest"
 	"github.com/seckill/seckill/internal/redisconn"
 )
 
@@ -32,7 +31,7 @@ func onEachRedis(t *testing.T, test func(t *testing.T, red redisconn.Target)) {
 
 // logStorm logs the storm's size and what the shoppers saw, and fails on
 // outcomes no fault explains.
-func logStorm(t testing.TB, cfg faulttest.StormConfig, res faulttest.Result) {
+func logStorm(t testing.TB, cfg StormConfig, res Result) {
 	t.Helper()
 	t.Logf("storm: %d requests by %d shoppers (%d concurrent clients, up to %d units each) in %v: %s",
 		res.Requests, cfg.Shoppers, cfg.Workers, max(cfg.MaxQty, 1), res.Elapsed.Round(time.Millisecond), res.Summary())
@@ -54,7 +53,7 @@ func logStorm(t testing.TB, cfg faulttest.StormConfig, res faulttest.Result) {
 func noneHeldBy(t testing.TB, rdb redis.UniversalClient, stream string, pid int) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		n, err := faulttest.PendingOf(context.Background(), rdb, stream, pid)
+		n, err := PendingOf(context.Background(), rdb, stream, pid)
 		if err != nil {
 			t.Fatalf("XPENDING: %v", err)
 		}
@@ -82,15 +81,15 @@ func streamLen(t testing.TB, rdb redis.UniversalClient, stream string) int64 {
 // 1,500 units (2 per shopper), and a storm of 3,000 requests by 1,200
 // shoppers at 1,000 req/s against it: the scene of the kill -9 and SIGTERM
 // tests.
-func oneServerStorm(t *testing.T, seed uint64, red redisconn.Target) (*faulttest.Setup, *faulttest.Server, *sql.DB,
-	redis.UniversalClient, int64, string, faulttest.StormConfig, *faulttest.Storm) {
+func oneServerStorm(t *testing.T, seed uint64, red redisconn.Target) (*Setup, *Server, *sql.DB,
+	redis.UniversalClient, int64, string, StormConfig, *Storm) {
 	t.Helper()
-	s := faulttest.NewSetup(t, env)
-	srv := faulttest.StartServer(t, s, "server", red)
+	s := NewSetup(t, env)
+	srv := StartServer(t, s, "server", red)
 	db, rdb := s.OpenDB(t), redisClient(t, red)
 	id := srv.API.CreateSale(t, 1500, 2)
-	cfg := faulttest.StormConfig{ItemID: id, Shoppers: 1200, Requests: 3000, Workers: 32, Rate: 1000,
+	cfg := StormConfig{ItemID: id, Shoppers: 1200, Requests: 3000, Workers: 32, Rate: 1000,
 		MaxQty: 2, Secret: s.JWTSecret, Seed: seed}
-	return s, srv, db, rdb, id, faulttest.StreamKey(s.Prefix, id), cfg,
-		faulttest.StartStorm(t, cfg, faulttest.NewTargets(srv.URL))
+	return s, srv, db, rdb, id, StreamKey(s.Prefix, id), cfg,
+		StartStorm(t, cfg, NewTargets(srv.URL))
 }
