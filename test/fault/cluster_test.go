@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/seckill/seckill/internal/harness"
 )
 
 // TestClusterMasterRestartMidStorm kill -9s the master that holds the
@@ -18,18 +20,18 @@ func TestClusterMasterRestartMidStorm(t *testing.T) {
 	cl := StartCluster(t, env.ProcEnv, s.Dir, 3, 0, 5*time.Second)
 	srv := StartServer(t, s, "server", cl.Target)
 	db, rdb := s.OpenDB(t), redisClient(t, cl.Target)
-	id := srv.API.CreateSale(t, 2500, 2)
+	id := createSale(t, srv.API, 2500, 2)
 	stream := StreamKey(s.Prefix, id)
 	cfg := StormConfig{ItemID: id, Shoppers: 1500, Requests: 3000, Workers: 32, Rate: 600,
 		MaxQty: 2, Secret: s.JWTSecret, Seed: 7}
 	storm := StartStorm(t, cfg, NewTargets(srv.URL))
 
-	storm.WaitDone(cfg.Requests / 3)
+	storm.WaitDone(t, cfg.Requests/3)
 	master := cl.MasterOf(t, rdb, stream)
 	queued := streamLen(t, rdb, stream)
 	master.Kill9(t)
 	down, killedAfter := time.Now(), storm.Done()
-	time.Sleep(time.Second)
+	meetOutage(t, storm, cfg, killedAfter)
 	restart := time.Now()
 	load := master.Up(t)
 	ok := cl.WaitOK(t, 30*time.Second)
@@ -64,13 +66,13 @@ func TestClusterFailoverMidStorm(t *testing.T) {
 	cl := StartCluster(t, env.ProcEnv, s.Dir, 3, 1, time.Second)
 	srv := StartServer(t, s, "server", cl.Target)
 	db, rdb := s.OpenDB(t), redisClient(t, cl.Target)
-	id := srv.API.CreateSale(t, 2500, 2)
+	id := createSale(t, srv.API, 2500, 2)
 	stream := StreamKey(s.Prefix, id)
 	cfg := StormConfig{ItemID: id, Shoppers: 1500, Requests: 4000, Workers: 32, Rate: 600,
 		MaxQty: 2, Secret: s.JWTSecret, Seed: 8}
 	storm := StartStorm(t, cfg, NewTargets(srv.URL))
 
-	storm.WaitDone(cfg.Requests / 4)
+	storm.WaitDone(t, cfg.Requests/4)
 	master := cl.MasterOf(t, rdb, stream)
 	replicas := cl.ReplicasOf(master)
 	if len(replicas) == 0 {
@@ -108,7 +110,7 @@ func TestClusterFailoverMidStorm(t *testing.T) {
 }
 
 // reconcile runs the admin reconciliation once, as the periodic job would.
-func reconcile(t testing.TB, api *API) {
+func reconcile(t testing.TB, api *harness.Client) {
 	t.Helper()
 	r, err := api.Do(context.Background(), "GET", "/api/v1/admin/reconcile", api.AdminToken, nil)
 	if err != nil || r.Status != http.StatusOK {

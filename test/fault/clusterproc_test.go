@@ -77,7 +77,7 @@ func StartCluster(tb testing.TB, env []string, dir string, masters, replicas int
 // master is up: only a replica that has synced may take over.
 func (c *Cluster) waitReplicasSynced(tb testing.TB, n int, timeout time.Duration) {
 	tb.Helper()
-	err := waitFor(timeout, 50*time.Millisecond, func() error {
+	err := poll(timeout, 50*time.Millisecond, func() error {
 		synced := 0
 		for _, node := range c.Nodes {
 			if node.linkUp() {
@@ -123,7 +123,7 @@ func clusterPort(tb testing.TB) int {
 // Up starts the node (again) and waits until it answers PING.
 func (n *ClusterNode) Up(tb testing.TB) time.Duration {
 	tb.Helper()
-	return upRedis(tb, n.Proc, n.Addr, "cluster node")
+	return upRedis(tb, n.Proc, n.Addr)
 }
 
 // WaitOK waits until every running node reports cluster_state:ok and every
@@ -131,7 +131,7 @@ func (n *ClusterNode) Up(tb testing.TB) time.Duration {
 func (c *Cluster) WaitOK(tb testing.TB, timeout time.Duration) time.Duration {
 	tb.Helper()
 	began := time.Now()
-	err := waitFor(timeout, 50*time.Millisecond, func() error {
+	err := poll(timeout, 50*time.Millisecond, func() error {
 		for _, n := range c.Nodes {
 			if !n.Running() {
 				continue
@@ -236,7 +236,7 @@ func (c *Cluster) WaitPromoted(tb testing.TB, replicas []*ClusterNode, timeout t
 	tb.Helper()
 	began := time.Now()
 	var promoted *ClusterNode
-	err := waitFor(timeout, 20*time.Millisecond, func() error {
+	err := poll(timeout, 20*time.Millisecond, func() error {
 		for _, r := range replicas {
 			if r.Role() == "master" {
 				promoted = r

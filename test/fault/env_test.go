@@ -2,9 +2,7 @@ package fault
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
+	"github.com/seckill/seckill/internal/harness"
 	"github.com/seckill/seckill/internal/redisconn"
 	"github.com/seckill/seckill/internal/testenv"
 )
@@ -33,19 +30,7 @@ type Env struct {
 	// shared Redis Cluster.
 	RedisCluster string
 	Binary       string   // the server binary TestMain built
-	ProcEnv      []string // the environment children start with (no SECKILL_ variables)
-}
-
-// ChildEnv returns environ without SECKILL_ variables, so a developer's
-// settings never leak into the servers a test starts.
-func ChildEnv(environ []string) []string {
-	var out []string
-	for _, kv := range environ {
-		if !strings.HasPrefix(kv, "SECKILL_") {
-			out = append(out, kv)
-		}
-	}
-	return out
+	ProcEnv      []string // the environment children start with: the test's less SECKILL_ variables (harness.ChildEnv)
 }
 
 // BuildServer compiles ./cmd/server of the module that holds the working
@@ -91,16 +76,21 @@ func NewSetup(tb testing.TB, env Env) *Setup {
 	if env.Binary == "" {
 		tb.Fatal("fault: no server binary (TestMain must call BuildServer)")
 	}
-	s := &Setup{Env: env, MySQLBase: env.MySQLDSN, DBName: "seckill_fault_" + randomHex(6),
-		Prefix: "seckillfault:" + randomHex(6), AdminToken: "fault-admin-" + randomHex(12),
-		JWTSecret: "fault-jwt-secret-" + randomHex(24), ClaimIdle: 2 * time.Second,
+	s := &Setup{Env: env, MySQLBase: env.MySQLDSN, DBName: "seckill_fault_" + harness.RandomHex(6),
+		Prefix: "seckillfault:" + harness.RandomHex(6), AdminToken: "fault-admin-" + harness.RandomHex(12),
+		JWTSecret: "fault-jwt-secret-" + harness.RandomHex(24), ClaimIdle: 2 * time.Second,
 		ShutdownTimeout: 5 * time.Second, Dir: tb.TempDir()}
 	pingMySQL(tb, env.MySQLDSN)
 	for _, t := range env.Redises() {
 		pingRedis(tb, t.Redis)
 		tb.Cleanup(func() { deletePrefix(t.Redis, s.Prefix) })
 	}
-	tb.Cleanup(func() { dropDatabase(s.MySQLBase, s.DBName) })
+	// Best effort: a private MySQL may already be gone.
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		harness.DropDatabase(ctx, s.MySQLBase, s.DBName)
+	})
 	return s
 }
 
@@ -114,26 +104,24 @@ func (e Env) Redises() []testenv.Target {
 }
 
 // DSN is the DSN of this test's database on MySQLBase.
-func (s *Setup) DSN() string { return withDB(s.MySQLBase, s.DBName) }
+func (s *Setup) DSN(tb testing.TB) string {
+	tb.Helper()
+	dsn, err := harness.WithDatabase(s.MySQLBase, s.DBName)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return dsn
+}
 
 // OpenDB connects to this test's database directly, for the checks.
 func (s *Setup) OpenDB(tb testing.TB) *sql.DB {
 	tb.Helper()
-	db, err := sql.Open("mysql", s.DSN())
+	db, err := sql.Open("mysql", s.DSN(tb))
 	if err != nil {
 		tb.Fatalf("open %s: %v", s.DBName, err)
 	}
 	tb.Cleanup(func() { db.Close() })
 	return db
-}
-
-func withDB(base, name string) string {
-	cfg, err := mysql.ParseDSN(base)
-	if err != nil {
-		panic(fmt.Sprintf("fault: bad MySQL DSN %q: %v", base, err))
-	}
-	cfg.DBName, cfg.ParseTime, cfg.Loc = name, true, time.UTC
-	return cfg.FormatDSN()
 }
 
 func pingMySQL(tb testing.TB, dsn string) {
@@ -161,19 +149,7 @@ func pingRedis(tb testing.TB, t redisconn.Target) {
 	rdb.Close()
 }
 
-// dropDatabase is best effort: a private MySQL may already be gone.
-func dropDatabase(base, name string) {
-	db, err := sql.Open("mysql", base)
-	if err != nil {
-		return
-	}
-	defer db.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	db.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+name+"`")
-}
-
-// deletePrefix is best effort, like dropDatabase.
+// deletePrefix is best effort: a private Redis may already be gone.
 func deletePrefix(t redisconn.Target, prefix string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -181,10 +157,4 @@ func deletePrefix(t redisconn.Target, prefix string) {
 		redisconn.DeletePrefix(ctx, rdb, prefix)
 		rdb.Close()
 	}
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	rand.Read(b) // never fails (crypto/rand panics instead)
-	return hex.EncodeToString(b)
 }

@@ -3,11 +3,13 @@ package fault
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/seckill/seckill/internal/harness"
 	"github.com/seckill/seckill/internal/redisconn"
 )
 
@@ -52,19 +54,29 @@ func logStorm(t testing.TB, cfg StormConfig, res Result) {
 // sale can look drained before SECKILL_CLAIM_IDLE lets anyone take them.
 func noneHeldBy(t testing.TB, rdb redis.UniversalClient, stream string, pid int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+	err := poll(10*time.Second, 100*time.Millisecond, func() error {
 		n, err := PendingOf(context.Background(), rdb, stream, pid)
-		if err != nil {
-			t.Fatalf("XPENDING: %v", err)
+		switch {
+		case err != nil:
+			return harness.Abort(fmt.Errorf("XPENDING: %w", err))
+		case n > 0:
+			return fmt.Errorf("the killed process's consumers still hold %d entries: nobody reclaimed them", n)
 		}
-		if n == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("the killed process's consumers still hold %d entries 10s on: nobody reclaimed them", n)
-			return
-		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
 	}
+}
+
+// meetOutage waits, after a kill at request killedAfter, until shoppers
+// have met the outage: the requests in flight at the kill (at most
+// cfg.Workers) and one sent after it have been answered. A count of
+// requests, not a time: while Redis is down an answer takes seconds (the
+// client's retries), so a fixed second saw only the requests in flight.
+func meetOutage(t testing.TB, storm *Storm, cfg StormConfig, killedAfter int) {
+	t.Helper()
+	storm.WaitDone(t, killedAfter+cfg.Workers+1)
 }
 
 // streamLen is how many orders are queued and not yet persisted.
@@ -87,7 +99,7 @@ func oneServerStorm(t *testing.T, seed uint64, red redisconn.Target) (*Setup, *S
 	s := NewSetup(t, env)
 	srv := StartServer(t, s, "server", red)
 	db, rdb := s.OpenDB(t), redisClient(t, red)
-	id := srv.API.CreateSale(t, 1500, 2)
+	id := createSale(t, srv.API, 1500, 2)
 	cfg := StormConfig{ItemID: id, Shoppers: 1200, Requests: 3000, Workers: 32, Rate: 1000,
 		MaxQty: 2, Secret: s.JWTSecret, Seed: seed}
 	return s, srv, db, rdb, id, StreamKey(s.Prefix, id), cfg,

@@ -26,7 +26,7 @@ func TestThreeInstances(t *testing.T) {
 		servers, urls = append(servers, srv), append(urls, srv.URL)
 	}
 	db := s.OpenDB(t)
-	id := servers[0].API.CreateSale(t, 1500, 2)
+	id := createSale(t, servers[0].API, 1500, 2)
 	cfg := StormConfig{ItemID: id, Shoppers: 1200, Requests: 3000, Workers: 32, Rate: 1000,
 		MaxQty: 2, Secret: s.JWTSecret, Seed: 9}
 	res := StartStorm(t, cfg, NewTargets(urls...)).Wait()
@@ -63,7 +63,7 @@ func TestThreeInstances(t *testing.T) {
 // metric reads a sample of the server's /metrics, 0 if it has none yet.
 func metric(t *testing.T, srv *Server, name string) float64 {
 	t.Helper()
-	v, err := srv.API.Metric(context.Background(), name)
+	v, err := metricOf(context.Background(), srv.API, name)
 	if err != nil {
 		t.Logf("%s: %v", srv.Name(), err)
 	}

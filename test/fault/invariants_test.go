@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/seckill/seckill/internal/harness"
 )
 
 // Report is what Verify measured.
@@ -64,7 +66,7 @@ func (v Violation) String() string { return fmt.Sprintf("invariant %d: %s", v.In
 //     and the stats say consistent.
 //
 // Each violation is reported with tb.Errorf; the report holds the counts.
-func Verify(tb testing.TB, db *sql.DB, api *API, itemID int64, res Result) Report {
+func Verify(tb testing.TB, db *sql.DB, api *harness.Client, itemID int64, res Result) Report {
 	tb.Helper()
 	rep, violations := Check(tb, db, api, itemID, res)
 	for _, v := range violations {
@@ -76,7 +78,7 @@ func Verify(tb testing.TB, db *sql.DB, api *API, itemID int64, res Result) Repor
 // Check measures what Verify checks and returns the violations instead of
 // failing the test, for faults after which some invariants are not promised
 // (a Redis failover); it fails the test only if it cannot read the stores.
-func Check(tb testing.TB, db *sql.DB, api *API, itemID int64, res Result) (Report, []Violation) {
+func Check(tb testing.TB, db *sql.DB, api *harness.Client, itemID int64, res Result) (Report, []Violation) {
 	tb.Helper()
 	var vs []Violation
 	// A negative invariant number marks a violation a lost Redis write explains.
@@ -125,14 +127,14 @@ func Check(tb testing.TB, db *sql.DB, api *API, itemID int64, res Result) (Repor
 }
 
 // drain polls the stats until nothing of the sale is pending.
-func drain(api *API, itemID int64) (Stats, time.Duration, error) {
+func drain(api *harness.Client, itemID int64) (Stats, time.Duration, error) {
 	began := time.Now()
 	var st Stats
-	err := waitFor(30*time.Second, 50*time.Millisecond, func() error {
+	err := poll(30*time.Second, 50*time.Millisecond, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		var err error
-		if st, err = api.Stats(ctx, itemID); err == nil && st.OrdersPending > 0 {
+		if st, err = stats(ctx, api, itemID); err == nil && st.OrdersPending > 0 {
 			err = fmt.Errorf("%d orders pending: %s", st.OrdersPending, st.Raw)
 		}
 		return err

@@ -17,7 +17,7 @@ func TestKill9MidStorm(t *testing.T) { onEachRedis(t, kill9MidStorm) }
 func kill9MidStorm(t *testing.T, red redisconn.Target) {
 	_, srv, db, rdb, id, stream, cfg, storm := oneServerStorm(t, 1, red)
 
-	storm.WaitDone(cfg.Requests / 3)
+	storm.WaitDone(t, cfg.Requests/3)
 	dead := srv.Pid()
 	held := KillWhenHolding(t, rdb, stream, srv.Proc, 2*time.Second)
 	killedAfter, queued := storm.Done(), streamLen(t, rdb, stream)
@@ -46,14 +46,14 @@ func twoServersOneKilled(t *testing.T, red redisconn.Target) {
 	a := StartServer(t, s, "server-a", red)
 	b := StartServer(t, s, "server-b", red)
 	db, rdb := s.OpenDB(t), redisClient(t, red)
-	id := a.API.CreateSale(t, 1500, 2)
+	id := createSale(t, a.API, 1500, 2)
 	stream := StreamKey(s.Prefix, id)
 	cfg := StormConfig{ItemID: id, Shoppers: 1200, Requests: 3000, Workers: 32, Rate: 1000,
 		MaxQty: 2, Secret: s.JWTSecret, Seed: 2}
 	targets := NewTargets(a.URL, b.URL)
 	storm := StartStorm(t, cfg, targets)
 
-	storm.WaitDone(cfg.Requests / 3)
+	storm.WaitDone(t, cfg.Requests/3)
 	dead := b.Pid()
 	held := KillWhenHolding(t, rdb, stream, b.Proc, 2*time.Second)
 	targets.Set(a.URL) // the load balancer notices

@@ -1,7 +1,6 @@
 package fault
 
 import (
-	"context"
 	"database/sql"
 	"os"
 	"os/exec"
@@ -76,25 +75,12 @@ func (m *MariaDB) BaseDSN() string {
 // it returns how long that took.
 func (m *MariaDB) Up(tb testing.TB) time.Duration {
 	tb.Helper()
-	began := time.Now()
-	if err := m.Start(); err != nil {
-		tb.Fatal(err)
-	}
 	db, err := sql.Open("mysql", m.BaseDSN())
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer db.Close()
-	err = waitFor(60*time.Second, 50*time.Millisecond, func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		return db.PingContext(ctx)
-	})
-	if err != nil {
-		m.DumpLog(tb, 40)
-		tb.Fatalf("private MariaDB on port %d not ready: %v", m.Port, err)
-	}
-	return time.Since(began)
+	return m.Proc.Up(tb, 60*time.Second, db.PingContext)
 }
 
 // Stop shuts mariadbd down with SIGTERM (a clean InnoDB shutdown) and waits

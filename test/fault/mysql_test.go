@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seckill/seckill/internal/harness"
 	"github.com/seckill/seckill/internal/redisconn"
 )
 
@@ -27,12 +28,12 @@ func mysqlDownMidStorm(t *testing.T, red redisconn.Target) {
 	s.MySQLBase = my.BaseDSN()
 	srv := StartServer(t, s, "server", red)
 	db := s.OpenDB(t)
-	id := srv.API.CreateSale(t, 3000, 2)
+	id := createSale(t, srv.API, 3000, 2)
 	cfg := StormConfig{ItemID: id, Shoppers: 2500, Requests: 3000, Workers: 16, Rate: 200,
 		MaxQty: 2, Secret: s.JWTSecret, Seed: 6}
 	storm := StartStorm(t, cfg, NewTargets(srv.URL))
 
-	storm.WaitDone(300)
+	storm.WaitDone(t, 300)
 	stopTook := my.Stop(t)
 	down, stoppedAfter := time.Now(), storm.Done()
 	samples := watch(srv.API, down.Add(outage))
@@ -55,8 +56,9 @@ type sample struct {
 	pending float64 // seckill_stream_pending_orders
 }
 
-// watch reads /readyz and the queue length every 250 ms until until.
-func watch(api *API, until time.Time) []sample {
+// watch reads /readyz and the queue length every 250 ms until until: the
+// outage lasts that long.
+func watch(api *harness.Client, until time.Time) []sample {
 	var out []sample
 	for time.Now().Before(until) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
@@ -66,9 +68,13 @@ func watch(api *API, until time.Time) []sample {
 		} else {
 			sm.raw = err.Error()
 		}
-		sm.pending, _ = api.Metric(ctx, "seckill_stream_pending_orders")
+		sm.pending, _ = metricOf(ctx, api, "seckill_stream_pending_orders")
 		cancel()
 		out = append(out, sm)
+		// A sleep is right here: the test is about a server living through
+		// an outage of a given length of real time (the queue must grow,
+		// readiness must say degraded all along), so elapsed time, not a
+		// condition, ends it; the samples are what it checks afterwards.
 		time.Sleep(250 * time.Millisecond)
 	}
 	return out

@@ -2,10 +2,12 @@ package fault
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
 
+	"github.com/seckill/seckill/internal/harness"
 	"github.com/seckill/seckill/internal/redisconn"
 )
 
@@ -19,17 +21,17 @@ func TestRedisRestartMidStorm(t *testing.T) {
 	red := StartRedis(t, env.ProcEnv, s.Dir)
 	srv := StartServer(t, s, "server", redisconn.Target{Addr: red.Addr})
 	db, rdb := s.OpenDB(t), redisClient(t, redisconn.Target{Addr: red.Addr})
-	id := srv.API.CreateSale(t, 2500, 2)
+	id := createSale(t, srv.API, 2500, 2)
 	stream := StreamKey(s.Prefix, id)
 	cfg := StormConfig{ItemID: id, Shoppers: 1500, Requests: 3000, Workers: 32, Rate: 600,
 		MaxQty: 2, Secret: s.JWTSecret, Seed: 5}
 	storm := StartStorm(t, cfg, NewTargets(srv.URL))
 
-	storm.WaitDone(cfg.Requests / 3)
+	storm.WaitDone(t, cfg.Requests/3)
 	queued := streamLen(t, rdb, stream)
 	red.Kill9(t)
 	down, killedAfter := time.Now(), storm.Done()
-	time.Sleep(time.Second)
+	meetOutage(t, storm, cfg, killedAfter)
 	restart := time.Now()
 	load := red.Up(t)
 	t.Logf("injected: kill -9 of Redis after %d requests with %d orders queued; restarted on the same AOF "+
@@ -55,17 +57,16 @@ func TestRedisRestartMidStorm(t *testing.T) {
 }
 
 // ready waits up to 10s for GET /readyz to answer 200.
-func ready(t testing.TB, api *API) {
+func ready(t testing.TB, api *harness.Client) {
 	t.Helper()
-	var last Reply
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	err := poll(10*time.Second, 100*time.Millisecond, func() error {
 		r, err := api.Do(context.Background(), "GET", "/readyz", "", nil)
-		if err == nil && r.Status == http.StatusOK {
-			return
+		if err == nil && r.Status != http.StatusOK {
+			err = fmt.Errorf("%d %s", r.Status, r.Raw)
 		}
-		last = r
-		time.Sleep(100 * time.Millisecond)
+		return err
+	})
+	if err != nil {
+		t.Errorf("GET /readyz after recovery: %v", err)
 	}
-	t.Errorf("GET /readyz after recovery: %d %s", last.Status, last.Raw)
 }

@@ -2,6 +2,7 @@ package fault
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,29 +50,16 @@ func StartRedis(tb testing.TB, env []string, dir string) *Redis {
 // long that took.
 func (r *Redis) Up(tb testing.TB) time.Duration {
 	tb.Helper()
-	return upRedis(tb, r.Proc, r.Addr, "private Redis")
+	return upRedis(tb, r.Proc, r.Addr)
 }
 
 // upRedis starts p (again) and waits up to 30s until the redis-server at
 // addr answers PING (not LOADING); it returns how long that took.
-func upRedis(tb testing.TB, p *Proc, addr, what string) time.Duration {
+func upRedis(tb testing.TB, p *Proc, addr string) time.Duration {
 	tb.Helper()
-	began := time.Now()
-	if err := p.Start(); err != nil {
-		tb.Fatal(err)
-	}
 	rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 	defer rdb.Close()
-	err := waitFor(30*time.Second, 10*time.Millisecond, func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		return rdb.Ping(ctx).Err()
-	})
-	if err != nil {
-		p.DumpLog(tb, 30)
-		tb.Fatalf("%s at %s not ready: %v", what, addr, err)
-	}
-	return time.Since(began)
+	return p.Up(tb, 30*time.Second, func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
 }
 
 // PendingOf counts the entries of stream that consumers of process pid have
@@ -104,13 +92,14 @@ func KillWhenHolding(tb testing.TB, rdb redis.UniversalClient, stream string, vi
 	tb.Helper()
 	ctx := context.Background()
 	pid := victim.Pid()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if n, err := PendingOf(ctx, rdb, stream, pid); err == nil && n > 0 {
-			break
+	// Polled fast: workers ack within milliseconds of reading. After timeout
+	// the kill goes ahead anyway, and the caller logs how much it held.
+	poll(timeout, 500*time.Microsecond, func() error {
+		if n, err := PendingOf(ctx, rdb, stream, pid); err != nil || n == 0 {
+			return fmt.Errorf("holds nothing (%v)", err)
 		}
-		time.Sleep(500 * time.Microsecond)
-	}
+		return nil
+	})
 	victim.Kill9(tb)
 	held, err := PendingOf(ctx, rdb, stream, pid)
 	if err != nil {

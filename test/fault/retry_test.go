@@ -19,7 +19,7 @@ func idempotentRetryAfterTimeout(t *testing.T, red redisconn.Target) {
 	s := NewSetup(t, env)
 	srv := StartServer(t, s, "server", red)
 	db := s.OpenDB(t)
-	id := srv.API.CreateSale(t, shoppers, 1)
+	id := createSale(t, srv.API, shoppers, 1)
 	cfg := RetryConfig{ItemID: id, Shoppers: shoppers, Workers: 32, MinTimeout: time.Millisecond,
 		MaxTimeout: 5 * time.Millisecond, Eager: 6, Secret: s.JWTSecret, Seed: 4}
 

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/seckill/seckill/internal/harness"
 )
 
 // RetryConfig sizes a storm of impatient shoppers.
@@ -42,7 +44,7 @@ func RetryUntilAnswered(tb testing.TB, base string, cfg RetryConfig) RetryResult
 	shoppers := Shoppers(tb, cfg.Shoppers, 1, cfg.Secret)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: cfg.Workers}}
 	defer client.CloseIdleConnections()
-	api := &API{Base: base, Client: client}
+	api := &harness.Client{Base: base, HTTP: client}
 	var (
 		mu     sync.Mutex
 		events []Event
@@ -83,7 +85,7 @@ func RetryUntilAnswered(tb testing.TB, base string, cfg RetryConfig) RetryResult
 	return out
 }
 
-func buyPatiently(api *API, cfg RetryConfig, rng *rand.Rand, sh Shopper) []Event {
+func buyPatiently(api *harness.Client, cfg RetryConfig, rng *rand.Rand, sh Shopper) []Event {
 	path := "/api/v1/items/" + strconv.FormatInt(cfg.ItemID, 10) + "/purchase"
 	var evs []Event
 	timeout := cfg.MaxTimeout

@@ -1,14 +1,12 @@
 package fault
 
 import (
-	"context"
-	"fmt"
-	"net/http"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/seckill/seckill/internal/harness"
 	"github.com/seckill/seckill/internal/redisconn"
 )
 
@@ -18,7 +16,7 @@ type Server struct {
 	*Proc
 	Addr string // host:port
 	URL  string // http://host:port
-	API  *API
+	API  *harness.Client
 }
 
 // StartServer starts `seckill serve` for the setup on a free port and waits
@@ -33,7 +31,7 @@ func StartServer(tb testing.TB, s *Setup, name string, red redisconn.Target) *Se
 	}
 	env := append(append([]string{}, s.ProcEnv...),
 		"SECKILL_HTTP_ADDR="+addr,
-		"SECKILL_MYSQL_DSN="+s.DSN(),
+		"SECKILL_MYSQL_DSN="+s.DSN(tb),
 		redisVar,
 		"SECKILL_REDIS_PREFIX="+s.Prefix,
 		"SECKILL_ADMIN_TOKEN="+s.AdminToken,
@@ -49,7 +47,7 @@ func StartServer(tb testing.TB, s *Setup, name string, red redisconn.Target) *Se
 		Proc: NewProc(tb, name, filepath.Join(s.Dir, name+".log"), env, s.Binary, "serve"),
 		Addr: addr, URL: "http://" + addr,
 	}
-	srv.API = NewAPI(srv.URL, s.AdminToken)
+	srv.API = harness.NewClient(srv.URL, s.AdminToken)
 	srv.Up(tb)
 	return srv
 }
@@ -59,37 +57,5 @@ func StartServer(tb testing.TB, s *Setup, name string, red redisconn.Target) *Se
 // never answers.
 func (s *Server) Up(tb testing.TB) time.Duration {
 	tb.Helper()
-	began := time.Now()
-	if err := s.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	err := waitFor(30*time.Second, 20*time.Millisecond, func() error {
-		if !s.Running() {
-			st, _ := s.Wait(0)
-			return fmt.Errorf("exited during start-up: %v", st)
-		}
-		return s.healthy()
-	})
-	if err != nil {
-		s.DumpLog(tb, 40)
-		tb.Fatalf("%s at %s not healthy: %v", s.Name(), s.Addr, err)
-	}
-	return time.Since(began)
-}
-
-var probe = &http.Client{Timeout: 2 * time.Second}
-
-func (s *Server) healthy() error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL+"/healthz", nil)
-	resp, err := probe.Do(req)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET /healthz: %d", resp.StatusCode)
-	}
-	return nil
+	return s.Proc.Up(tb, 30*time.Second, harness.HTTPOK(s.URL+"/healthz"))
 }

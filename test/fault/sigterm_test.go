@@ -18,7 +18,7 @@ func sigtermMidStorm(t *testing.T, red redisconn.Target) {
 	const margin = 3 * time.Second
 	s, srv, db, rdb, id, stream, cfg, storm := oneServerStorm(t, 3, red)
 
-	storm.WaitDone(cfg.Requests / 3)
+	storm.WaitDone(t, cfg.Requests/3)
 	pid, sentAfter, sent := srv.Pid(), storm.Done(), time.Now()
 	code, took := srv.Term(t, s.ShutdownTimeout+margin)
 	queued := streamLen(t, rdb, stream)

@@ -2,6 +2,7 @@ package fault
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -9,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/seckill/seckill/internal/harness"
 )
 
 // StormConfig sizes a purchase storm.
@@ -123,6 +126,9 @@ func (s *Storm) run() {
 	}
 	for n := range s.cfg.Requests {
 		if s.cfg.Rate > 0 {
+			// A sleep is right here: the storm's rate is requests per second
+			// of real time, like shoppers arriving; request n is due n/Rate
+			// seconds after the start, whatever the server does meanwhile.
 			time.Sleep(time.Until(s.began.Add(time.Duration(float64(n) / s.cfg.Rate * float64(time.Second)))))
 		}
 		jobs <- job{n, rng.IntN(s.cfg.Shoppers)}
@@ -133,7 +139,7 @@ func (s *Storm) run() {
 }
 
 func (s *Storm) purchase(base string, sh Shopper) Event {
-	api := API{Base: base, Client: s.client}
+	api := harness.Client{Base: base, HTTP: s.client}
 	var hdr []string
 	if sh.Key != "" {
 		hdr = []string{"Idempotency-Key", sh.Key}
@@ -146,7 +152,7 @@ func (s *Storm) purchase(base string, sh Shopper) Event {
 	return eventOf(sh.User, r, err)
 }
 
-func eventOf(user string, r Reply, err error) Event {
+func eventOf(user string, r harness.Reply, err error) Event {
 	ev := Event{At: time.Now(), User: user}
 	switch {
 	case err != nil:
@@ -169,14 +175,25 @@ func eventOf(user string, r Reply, err error) Event {
 // Done is how many requests have been answered or have failed.
 func (s *Storm) Done() int { return int(s.done.Load()) }
 
-// WaitDone blocks until n requests are done or the storm is over.
-func (s *Storm) WaitDone(n int) {
-	for s.Done() < n {
+// WaitDone waits until n requests are done or the storm is over, polling
+// every millisecond (faults are injected at a request count, so the count
+// must not overshoot much). It fails the test if neither happens within a
+// minute.
+func (s *Storm) WaitDone(tb testing.TB, n int) {
+	tb.Helper()
+	err := poll(time.Minute, time.Millisecond, func() error {
 		select {
 		case <-s.finished:
-			return
-		case <-time.After(time.Millisecond):
+			return nil
+		default:
 		}
+		if done := s.Done(); done < n {
+			return fmt.Errorf("%d of %d requests done", done, n)
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatalf("storm: %v", err)
 	}
 }
 
