@@ -90,7 +90,7 @@ func (c *Cluster) waitReplicasSynced(tb testing.TB, n int, timeout time.Duration
 		return nil
 	})
 	if err != nil {
-		tb.Fatalf("cluster replicas: %v after %v", err, timeout)
+		tb.Fatalf("cluster replicas: %v", err)
 	}
 }
 
@@ -143,7 +143,7 @@ func (c *Cluster) WaitOK(tb testing.TB, timeout time.Duration) time.Duration {
 		return nil
 	})
 	if err != nil {
-		tb.Fatalf("cluster not ok after %v: %v", timeout, err)
+		tb.Fatalf("cluster: %v", err)
 	}
 	return time.Since(began)
 }
