@@ -14,13 +14,13 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/seckill/seckill/internal/bench"
+	"github.com/seckill/seckill/cmd/bench/internal/runner"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if err := bench.Main(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+	if err := runner.Main(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}

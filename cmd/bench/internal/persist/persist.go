@@ -1,0 +1,185 @@
+// Package persist is the benchmark's persistence measure: a backlog of
+// reserved orders put into a sale's Redis stream exactly as the reserve
+// script writes them and drained into MySQL by the project's own
+// persisters (Drain), against the same rows written with nothing but
+// multi-row INSERTs (Plain).
+package persist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/config"
+	"github.com/seckill/seckill/internal/keyspace"
+	"github.com/seckill/seckill/internal/order"
+)
+
+// Run is one drain or one plain insert of the backlog.
+type Run struct {
+	Rows       int     `json:"rows"`
+	Seconds    float64 `json:"seconds"`
+	RowsPerSec float64 `json:"rows_per_sec"`
+}
+
+func newRun(rows int, d time.Duration) Run {
+	return Run{Rows: rows, Seconds: d.Seconds(), RowsPerSec: float64(rows) / d.Seconds()}
+}
+
+// Order is one reserved order of the backlog, the same rows for the
+// persister and for the plain insert.
+type Order struct {
+	id, user string
+	ms       int64
+}
+
+// Backlog is n orders of distinct shoppers, reserved now.
+func Backlog(n int) []Order {
+	now := time.Now().UnixMilli()
+	out := make([]Order, n)
+	for i := range out {
+		out[i] = Order{id: ulid.Make().String(), user: "backlog-" + strconv.Itoa(i), ms: now}
+	}
+	return out
+}
+
+// serverDefaults are the settings a server started with no tuning runs its
+// persistence workers with, so the drain measures what a deployment gets.
+func serverDefaults() (config.Config, error) {
+	return config.Load(func(name string) string {
+		switch name {
+		case "SECKILL_ADMIN_TOKEN", "SECKILL_JWT_SECRET":
+			return "bench-placeholder-secret-0123456789abcdef"
+		}
+		return ""
+	})
+}
+
+// Drain puts orders into a sale's stream exactly as lua/reserve.lua
+// does and times the project's own persisters (as many and as configured as
+// a default server runs) until MySQL holds every one.
+func Drain(ctx context.Context, rdb *redis.Client, dsn, prefix string, orders []Order) (Run, error) {
+	defaults, err := serverDefaults()
+	if err != nil {
+		return Run{}, err
+	}
+	db, err := openFresh(ctx, dsn)
+	if err != nil {
+		return Run{}, err
+	}
+	defer closeGorm(db)
+	item, err := catalog.NewStore(db).Create(ctx, backlogItem(len(orders)))
+	if err != nil {
+		return Run{}, fmt.Errorf("create backlog sale: %w", err)
+	}
+	keys := keyspace.New(prefix)
+	if err := seedStream(ctx, rdb, keys, item.ID, orders); err != nil {
+		return Run{}, err
+	}
+	obs := &drainObserver{want: int64(len(orders)), done: make(chan struct{})}
+	store, log := order.NewStore(db), slog.New(slog.DiscardHandler)
+	wctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	began := time.Now()
+	for i := range defaults.Workers {
+		p := order.NewPersister(rdb, keys, store, refuseRepair{}, obs, nil, order.PersisterConfig{
+			Consumer: "bench-" + strconv.Itoa(i), Batch: defaults.BatchSize, Block: time.Second,
+			ClaimIdle: defaults.ClaimIdle, ClaimEvery: max(defaults.ClaimIdle/2, 100*time.Millisecond),
+		}, log)
+		wg.Go(func() { p.Run(wctx) })
+	}
+	err = obs.wait(ctx, 10*time.Minute)
+	elapsed := time.Since(began)
+	stop()
+	wg.Wait()
+	if err != nil {
+		return Run{}, err
+	}
+	if err := checkRows(ctx, db, item.ID, len(orders), 0); err != nil {
+		return Run{}, err
+	}
+	return newRun(len(orders), elapsed), nil
+}
+
+func backlogItem(stock int) catalog.Item {
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	return catalog.Item{Name: "bench backlog", PriceCents: 100, StockTotal: stock, Stock: stock, PerUserLimit: 1,
+		StartsAt: now.Add(-time.Minute), EndsAt: now.Add(6 * time.Hour)}
+}
+
+// seedStream writes the entries reserve.lua's XADD writes, and registers the
+// stream with its consumer group as warming a sale does.
+func seedStream(ctx context.Context, rdb *redis.Client, keys keyspace.Space, item int64, orders []Order) error {
+	stream, itemID := keys.Item(item).Stream(), strconv.FormatInt(item, 10)
+	if err := rdb.XGroupCreateMkStream(ctx, stream, keyspace.Group, "0").Err(); err != nil {
+		return fmt.Errorf("create consumer group: %w", err)
+	}
+	if err := rdb.SAdd(ctx, keys.Registry(), itemID).Err(); err != nil {
+		return fmt.Errorf("register stream: %w", err)
+	}
+	for start := 0; start < len(orders); start += 1000 {
+		_, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for _, o := range orders[start:min(start+1000, len(orders))] {
+				p.XAdd(ctx, &redis.XAddArgs{Stream: stream, Values: []any{
+					"id", o.id, "item", itemID, "user", o.user, "qty", 1, "idem", "", "ts", o.ms}})
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("seed stream: %w", err)
+		}
+	}
+	return nil
+}
+
+// drainObserver counts what the persisters wrote; any rejection means the
+// seeded backlog was wrong, and the run is void.
+type drainObserver struct {
+	want          int64
+	got, rejected atomic.Int64
+	done          chan struct{}
+	once          sync.Once
+}
+
+func (o *drainObserver) Persisted(n int) {
+	if o.got.Add(int64(n)) >= o.want {
+		o.once.Do(func() { close(o.done) })
+	}
+}
+
+func (o *drainObserver) Rejected(n int) {
+	o.rejected.Add(int64(n))
+	o.once.Do(func() { close(o.done) })
+}
+
+func (o *drainObserver) wait(ctx context.Context, timeout time.Duration) error {
+	select {
+	case <-o.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(timeout):
+		return fmt.Errorf("drain: %d of %d orders persisted after %s", o.got.Load(), o.want, timeout)
+	}
+	if n := o.rejected.Load(); n > 0 {
+		return fmt.Errorf("drain: MySQL rejected %d seeded orders", n)
+	}
+	return nil
+}
+
+var errUnexpectedRepair = errors.New("persist: the persister asked for a repair")
+
+// refuseRepair fails loudly: a seeded backlog never needs a repair.
+type refuseRepair struct{}
+
+func (refuseRepair) Repair(context.Context, int64, []keyspace.Entry) error {
+	return errUnexpectedRepair
+}

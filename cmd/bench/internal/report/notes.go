@@ -1,0 +1,81 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/seckill/seckill/cmd/bench/internal/machine"
+)
+
+// Notes say how the figures were taken, in the report and the JSON alike.
+func Notes(res Results) []string {
+	var out []string
+	if machine.Busy(res.Machine.LoadStart, res.Machine.Cores) {
+		out = append(out, fmt.Sprintf("The machine was busy with other work when the run began (load average %s on %d cores): its figures swing more than a quiet machine's.",
+			res.Machine.LoadStart, res.Machine.Cores))
+	}
+	if len(res.Purchase)+len(res.SoldOut)+len(res.ScaleOut) > 0 || res.Latency != nil || res.ManyConns != nil {
+		out = append(out,
+			"Every request comes from 127.0.0.1, so the server ran with SECKILL_RATE_IP=1000000:1000000 (the per-IP limit would otherwise be all that is measured). The per-shopper limit, purchase tokens and the admission gate were at their defaults; SECKILL_PURCHASE_TOKEN_TTL=1h so tokens minted before the rounds outlive the run.",
+			"The generator shares the machine: "+generatorShare(res)+".",
+			quietness(res))
+	}
+	if len(res.Purchase) > 0 {
+		out = append(out, "CPU per 1,000 purchases counts the server process alone (not Redis or MySQL), from the start of each purchase run until its orders were in MySQL; the floor's counts its process over its runs.")
+	}
+	for _, s := range res.SoldOut {
+		if s.Reused {
+			out = append(out, "A sold-out storm outran the shopper list and sent some shoppers again, seconds after their first try (within the default per-shopper limit); raise BENCH_SHOPPER_RATE for all-new shoppers.")
+			break
+		}
+	}
+	out = append(out, scaleNote(res)...)
+	if res.Latency != nil {
+		out = append(out, "Latency is open-loop (vegeta's library, in the bench process): requests are sent on schedule whether or not earlier ones were answered.")
+	}
+	if res.ManyConns != nil {
+		out = append(out, fmt.Sprintf("The many-connections run uses wrk --timeout %s: that many closed-loop connections queue for seconds on this machine by construction; it checks that none is refused or dropped.", res.ManyConns.Timeout))
+	}
+	if len(res.Persist) > 0 {
+		out = append(out, "Persistence: the persisters run as a default server runs them (SECKILL_WORKERS and SECKILL_BATCH_SIZE defaults), and the clock stops when MySQL has committed the last order. The plain INSERT is one prepared 500-row statement after another on one connection, each its own commit.")
+	}
+	return out
+}
+
+// quietness says how busy the machine was just before the runs.
+func quietness(res Results) string {
+	var busy []float64
+	for _, p := range res.Purchase {
+		busy = append(busy, p.Floor.BusyBefore, p.Seckill.BusyBefore)
+	}
+	for _, s := range res.SoldOut {
+		busy = append(busy, s.Ceiling.BusyBefore, s.Seckill.BusyBefore)
+	}
+	for _, l := range []*LatencyResult{res.Latency, res.FloorLatency} {
+		if l != nil {
+			busy = append(busy, l.BusyBefore)
+		}
+	}
+	if res.ManyConns != nil {
+		busy = append(busy, res.ManyConns.Wrk.BusyBefore)
+	}
+	return fmt.Sprintf("Before each run the benchmark waited up to %s for a quarter-second in which under %.0f%% of the CPU was busy; "+
+		"just before the runs a median of %s%% was (at most %s%%).",
+		machine.SettleLimit, machine.SettleQuiet*100, percent(Median(busy)), percent(slices.Max(append(busy, 0))))
+}
+
+// generatorShare says how many cores wrk kept busy in the throughput runs.
+func generatorShare(res Results) string {
+	var base, seck []float64
+	for _, p := range res.Purchase {
+		base, seck = append(base, p.Floor.GenCores()), append(seck, p.Seckill.GenCores())
+	}
+	for _, s := range res.SoldOut {
+		base, seck = append(base, s.Ceiling.GenCores()), append(seck, s.Seckill.GenCores())
+	}
+	if len(seck) == 0 {
+		return "no wrk throughput runs"
+	}
+	return fmt.Sprintf("wrk kept a median of %.2f cores busy in the runs against the baselines and %.2f against seckill, of %d",
+		Median(base), Median(seck), res.Machine.Cores)
+}

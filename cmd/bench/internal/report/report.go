@@ -1,0 +1,164 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// WriteReport writes the machine, the summary table, every individual run
+// and the notes as Markdown.
+func WriteReport(w io.Writer, res Results) {
+	m := res.Machine
+	fmt.Fprintf(w, "Measured %s on %s, %d cores, Linux %s; %s, Redis %s, MariaDB/MySQL %s, wrk %s. "+
+		"Load average %s at the start, %s at the end.\n\n",
+		m.Date, m.CPU, m.Cores, m.Kernel, m.Go, m.Redis, m.MariaDB, m.Wrk, m.LoadStart, m.LoadEnd)
+	fmt.Fprintf(w, "%s\n\n", describeSettings(res.Settings))
+	writeTable(w, []string{"measure", "seckill", "baseline", "ratio", "target", "result"}, rowCells(res.Summary))
+	if len(res.Purchase)+len(res.SoldOut)+len(res.Persist)+len(res.ScaleOut)+len(res.ScaleOutSoldOut) > 0 || res.Latency != nil {
+		fmt.Fprintf(w, "\n### Individual runs\n")
+	}
+	writePurchaseRuns(w, res.Purchase)
+	writeSoldOutRuns(w, res.SoldOut)
+	writeScaleRuns(w, "Scale-out, purchases", res.ScaleOut, true)
+	writeScaleRuns(w, "Scale-out, once sold out", res.ScaleOutSoldOut, false)
+	writeScaleCPU(w, res)
+	writePersistRuns(w, res.Persist)
+	writePaced(w, "Paced run", res.Latency)
+	writePaced(w, "The floor at the same rate", res.FloorLatency)
+	if len(res.Notes) > 0 {
+		fmt.Fprintf(w, "\nNotes:\n\n")
+		for _, n := range res.Notes {
+			fmt.Fprintf(w, "- %s\n", n)
+		}
+	}
+}
+
+func describeSettings(s Settings) string {
+	return fmt.Sprintf("Settings: %d rounds; wrk -t%d -c%d -d%s with %s shoppers minted; paced run %s; "+
+		"%s-order backlog; %s connections for %s.", s.Rounds, s.Threads, s.Connections, s.Duration,
+		Thousands(float64(s.Shoppers)), s.LatencyFor, Thousands(float64(s.PersistOrders)),
+		Thousands(float64(s.ManyConns)), s.ManyConnsFor)
+}
+
+func rowCells(rows []Row) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = []string{r.Measure, r.Seckill, r.Baseline, r.Ratio, r.Target, r.Result}
+	}
+	return out
+}
+
+func writePurchaseRuns(w io.Writer, rounds []PurchaseRound) {
+	if len(rounds) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nPurchase throughput (wrk, req/s):\n\n")
+	var rows [][]string
+	for _, r := range rounds {
+		rows = append(rows, []string{fmt.Sprint(r.Round), Thousands(r.Floor.RPS), Thousands(r.Seckill.RPS),
+			times(Ratio(r.Seckill.RPS, r.Floor.RPS)), Mix(r.Outcomes), fmt.Sprintf("%.1f s", r.DrainSeconds),
+			fmt.Sprintf("%.2f / %.2f", r.Floor.GenCores(), r.Seckill.GenCores())})
+	}
+	writeTable(w, []string{"round", "floor", "seckill", "ratio", "seckill outcomes (metrics)", "backlog drained after", "wrk cores (floor / seckill)"}, rows)
+}
+
+func writeSoldOutRuns(w io.Writer, rounds []SoldOutRound) {
+	if len(rounds) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nThroughput once sold out (wrk, req/s):\n\n")
+	var rows [][]string
+	for _, r := range rounds {
+		outcomes := Mix(r.Outcomes)
+		if r.Reused {
+			outcomes += " (shopper list went round again)"
+		}
+		rows = append(rows, []string{fmt.Sprint(r.Round), Thousands(r.Ceiling.RPS), Thousands(r.Seckill.RPS),
+			times(Ratio(r.Seckill.RPS, r.Ceiling.RPS)), outcomes,
+			fmt.Sprintf("%.2f / %.2f", r.Ceiling.GenCores(), r.Seckill.GenCores())})
+	}
+	writeTable(w, []string{"round", "ceiling", "seckill", "ratio", "seckill outcomes (metrics)", "wrk cores (ceiling / seckill)"}, rows)
+}
+
+func writePersistRuns(w io.Writer, rounds []PersistRound) {
+	if len(rounds) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nPersistence (rows/s):\n\n")
+	var rows [][]string
+	for _, r := range rounds {
+		rows = append(rows, []string{fmt.Sprint(r.Round), Thousands(r.Plain.RowsPerSec), Thousands(r.Persister.RowsPerSec),
+			times(Ratio(r.Persister.RowsPerSec, r.Plain.RowsPerSec)),
+			fmt.Sprintf("%.2f s / %.2f s", r.Plain.Seconds, r.Persister.Seconds)})
+	}
+	writeTable(w, []string{"round", "plain INSERT", "persister", "ratio", "time (plain / persister)"}, rows)
+}
+
+func writePaced(w io.Writer, name string, l *LatencyResult) {
+	if l == nil {
+		return
+	}
+	fmt.Fprintf(w, "\n%s: %s requests in %.1f s, asked %s/s, sent %s/s; p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, max %.1f ms; status codes %v.\n",
+		name, Thousands(float64(l.Requests)), l.Seconds, Thousands(l.TargetRate), Thousands(l.AchievedRate),
+		l.P50ms, l.P95ms, l.P99ms, l.Maxms, l.StatusCodes)
+}
+
+func writeTable(w io.Writer, header []string, rows [][]string) {
+	fmt.Fprintf(w, "| %s |\n", strings.Join(header, " | "))
+	fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(header)))
+	for _, r := range rows {
+		cells := make([]string, len(r))
+		for i, c := range r {
+			cells[i] = cell(c)
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+}
+
+const docsIntro = `# Benchmarks
+
+` + "`make bench`" + ` measures the real server (` + "`bin/seckill serve`" + `, built from the tree) against
+baselines it builds and measures itself, in the same run, on the same machine. On a 2-core
+machine absolute figures move by a third between sessions; ratios of medians taken alternately
+in one session do not, so the targets are ratios.
+
+- **floor**: a bare Gin handler (` + "`gin.New()`" + `, no middleware) doing one EVALSHA of a small
+  deduct script per purchase: HTTP plus one Redis round trip.
+- **ceiling**: a bare Gin handler answering a constant, pre-encoded sold-out JSON body.
+- **plain INSERT**: the same orders inserted into the same ` + "`orders`" + ` table, 500 rows per statement.
+
+Every throughput figure comes from wrk (` + "`-t2 -c128 -d8s`" + ` by default), with a Lua script that gives each
+request its own shopper (JWT and purchase token); the baselines get the same requests. The floor,
+the ceiling and the server each run in a process of their own, and the systems alternate round by
+round, each run after a short wait for the machine to go quiet. The server's own metrics confirm what its
+answers were. Latency is measured open-loop at a constant arrival rate of half the median purchase
+throughput (vegeta's library), so a slow answer cannot hide by slowing the sender; the floor is
+paced at the same rate to show what the generator and the machine allow. The persistence figure
+drains a backlog put into a sale's Redis stream in the reserve script's format, with the
+project's own persisters at the server's default settings.
+
+The scale-out figures run the purchase and the sold-out workloads at one server instance and at
+two sharing the database and the Redis prefix (one wrk per instance, the same total connections),
+and count the CPU each part of the machine spent: on two cores a second instance has no idle core
+to use, so the ratio shows what running two costs or gains rather than what more machines would.
+
+Rerun with ` + "`make bench`" + ` (a few minutes; it installs wrk if missing and rewrites this page). Tune
+with ` + "`BENCH_ROUNDS`, `BENCH_DURATION`, `BENCH_CONNECTIONS`" + ` and the other ` + "`BENCH_*`" + ` variables
+(` + "`bin/bench -h`" + `); every run's raw figures go to ` + "`results/bench-<UTC time>.json`" + `.
+
+## Latest run
+
+`
+
+// WriteDocs writes the report under an introduction to path.
+func WriteDocs(path string, res Results) error {
+	var b strings.Builder
+	b.WriteString(docsIntro)
+	WriteReport(&b, res)
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

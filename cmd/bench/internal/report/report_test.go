@@ -1,0 +1,198 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/seckill/seckill/cmd/bench/internal/machine"
+	"github.com/seckill/seckill/cmd/bench/internal/persist"
+	"github.com/seckill/seckill/cmd/bench/internal/wrk"
+)
+
+// sample is a small run with one clear pass and one clear failure per kind.
+func sample() Results {
+	return Results{
+		Machine: machine.Machine{CPU: "Test CPU", Cores: 2, Kernel: "6.1", Go: "go1.26", Redis: "7.0.15", MariaDB: "10.11", Wrk: "4.1.0", Date: "2026-11-22 12:00 UTC"},
+		Settings: Settings{Rounds: 3, Threads: 2, Connections: 128, Duration: "8s", Shoppers: 360000,
+			LatencyFor: "10s", PersistOrders: 100000, ManyConns: 10000, ManyConnsFor: "10s"},
+		Purchase: []PurchaseRound{
+			{Round: 1, Floor: wrk.Result{RPS: 6000}, Seckill: wrk.Result{RPS: 9500}, Outcomes: map[string]int64{"reserved": 76000}},
+			{Round: 2, Floor: wrk.Result{RPS: 5000}, Seckill: wrk.Result{RPS: 9000}, Outcomes: map[string]int64{"reserved": 72000}},
+			{Round: 3, Floor: wrk.Result{RPS: 7000}, Seckill: wrk.Result{RPS: 8000}, Outcomes: map[string]int64{"reserved": 64000}},
+		},
+		SoldOut: []SoldOutRound{
+			{Round: 1, Ceiling: wrk.Result{RPS: 16000}, Seckill: wrk.Result{RPS: 8000},
+				Outcomes: map[string]int64{"gated_sold_out": 63990, "sold_out": 10}},
+		},
+		Latency: &LatencyResult{TargetRate: 4500, AchievedRate: 4499.7, Requests: 45000, Success: 1,
+			P50ms: 0.9, P99ms: 4.2, Outcomes: map[string]int64{"reserved": 45000}},
+		FloorLatency: &LatencyResult{TargetRate: 4500, AchievedRate: 4500, Requests: 45000, Success: 1, P50ms: 0.5, P99ms: 2},
+		Persist: []PersistRound{{Round: 1, Plain: persist.Run{Rows: 100000, RowsPerSec: 50000, Seconds: 2},
+			Persister: persist.Run{Rows: 100000, RowsPerSec: 25000, Seconds: 4}}},
+		ManyConns: &ConnsResult{Connections: 10000, Path: "/api/v1/items/3", Timeout: "30s",
+			Wrk: wrk.Result{Requests: 30000, RPS: 3000, Timeout: 2}},
+		Resources: &Resources{PeakRSS: 50 << 20, PeakRSSAfterConns: 400 << 20, SeckillCPU: 30, Reserved: 212000,
+			FloorCPU: 10, FloorRequests: 144000},
+		ScaleOut: []ScaleOutRound{
+			{Round: 1, One: scaleSide("reserved", 0.125, 7000), Two: scaleSide("reserved", 0.15, 3600, 3800)},
+			{Round: 2, One: scaleSide("reserved", 0.125, 7200), Two: scaleSide("reserved", 0.15, 3500, 3500)},
+			{Round: 3, One: scaleSide("reserved", 0.125, 6800), Two: scaleSide("reserved", 0.15, 3900, 3800)},
+		},
+		ScaleOutSoldOut: []ScaleOutRound{
+			{Round: 1, One: scaleSide("marked_sold_out", 0.05, 36000), Two: scaleSide("marked_sold_out", 0.06, 15000, 15000)},
+		},
+	}
+}
+
+// scaleSide is one side of a scale-out round: an 8 s wrk run per instance
+// at rps, every answer outcome, the servers spending serversPer1000 CPU
+// seconds per 1,000 answers and the machine twice that, one Redis round
+// trip per ten answers.
+func scaleSide(outcome string, serversPer1000 float64, rps ...float64) ScaleCase {
+	c := ScaleCase{Outcomes: map[string]int64{}, MachineBusy: 0.99}
+	for _, r := range rps {
+		c.Wrk = append(c.Wrk, wrk.Result{RPS: r, Requests: int64(r * 8)})
+		c.PerInstance = append(c.PerInstance, map[string]int64{outcome: int64(r * 8)})
+		c.RPS += r
+		c.Outcomes[outcome] += int64(r * 8)
+	}
+	n := float64(c.Outcomes[outcome])
+	c.RoundTrips = int64(n / 10)
+	c.CPU = CPUSpent{Servers: serversPer1000 * n / 1000, Redis: 0.02 * n / 1000, Machine: 2 * serversPer1000 * n / 1000}
+	return c
+}
+
+func TestSummarize(t *testing.T) {
+	t.Parallel()
+	rows := Summarize(sample())
+	want := []struct{ ratio, result string }{
+		{"1.50×", "PASS"},                // median 9,000 / 6,000
+		{"0.50×", "FAIL"},                // 8,000 / 16,000
+		{"—", "PASS"},                    // p99 4.2 ms
+		{"0.50×", "FAIL"},                // 25,000 / 50,000
+		{"—", "FAIL"},                    // two timeouts
+		{"—", "info"}, {"2.04×", "info"}, // RSS; 0.142 s / 0.069 s
+		{"1.06×", "info"}, // scale-out: median 7,400 / 7,000
+		{"1.20×", "info"}, // CPU: 0.150 s / 0.125 s
+		{"0.83×", "info"}, // sold out: 30,000 / 36,000
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("got %d rows, want %d: %+v", len(rows), len(want), rows)
+	}
+	for i, w := range want {
+		if rows[i].Ratio != w.ratio || rows[i].Result != w.result {
+			t.Errorf("row %d (%s): ratio %q result %q, want %q %q", i, rows[i].Measure, rows[i].Ratio, rows[i].Result, w.ratio, w.result)
+		}
+	}
+	if !strings.Contains(rows[1].Seckill, "gated_sold_out 99.98%, sold_out 0.02%") {
+		t.Errorf("sold-out row does not show the mix of answers: %q", rows[1].Seckill)
+	}
+}
+
+func TestSummarizeJudgesTheAnswers(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		outcomes map[string]int64
+		want     string
+	}{
+		{"all reserved", map[string]int64{"reserved": 1000}, "PASS"},
+		{"a few others", map[string]int64{"reserved": 9995, "unavailable": 5}, "PASS (0.05% not reserved)"},
+		{"mostly refused", map[string]int64{"reserved": 10, "invalid_purchase_token": 990}, "FAIL (only 1% reserved)"},
+		{"nothing counted", map[string]int64{}, "FAIL (the server counted no purchases)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			row := purchaseRow([]PurchaseRound{{Floor: wrk.Result{RPS: 1000}, Seckill: wrk.Result{RPS: 2000}, Outcomes: tt.outcomes}})
+			if row.Result != tt.want {
+				t.Errorf("result = %q, want %q", row.Result, tt.want)
+			}
+		})
+	}
+}
+
+func TestWriteReport(t *testing.T) {
+	t.Parallel()
+	res := sample()
+	res.Summary, res.Notes = Summarize(res), Notes(res)
+	var b strings.Builder
+	WriteReport(&b, res)
+	out := b.String()
+	for _, want := range []string{
+		"Measured 2026-11-22 12:00 UTC on Test CPU, 2 cores",
+		"Settings: 3 rounds; wrk -t2 -c128 -d8s with 360,000 shoppers minted; paced run 10s; 100,000-order backlog; 10,000 connections for 10s.",
+		"| measure | seckill | baseline | ratio | target | result |\n|---|---|---|---|---|---|\n",
+		"| 9,000 req/s (reserved 100%) | floor 6,000 req/s | 1.50× | ≥ 1.5× floor | PASS |",
+		"| 2 | 5,000 | 9,000 | 1.80× | reserved 100% |",
+		"| 1 | 50,000 | 25,000 | 0.50× |",
+		"socket errors: connect 0, read 0, write 0, timeout 2",
+		"| floor at the same rate: p50 0.50 ms, p99 2.00 ms (0 errors) |",
+		"The floor at the same rate: 45,000 requests",
+		"- Every request comes from 127.0.0.1",
+		"| two instances 7,400 req/s (both sides: reserved 100%) | one instance 7,000 req/s | 1.06× | — | info |",
+		"| two: seckill 0.150 s, machine-wide 0.300 s | one: seckill 0.125 s, machine-wide 0.250 s | 1.20× |",
+		"| 1 | 7,000 | 7,400 | 3,600 + 3,800 | 1.06× | reserved 100% / reserved 100% | 99% / 99% | 0.0 s / 0.0 s |",
+		"| 1 | 36,000 | 30,000 | 15,000 + 15,000 | 0.83× | marked_sold_out 100% / marked_sold_out 100% | 99% / 99% |\n",
+		"| purchases | two | 0.150 | 0.020 | 0.000 | 0.000 | 0.130 | 0.300 | 100 |",
+		"| once sold out | one | 0.050 | 0.020 | 0.000 | 0.000 | 0.030 | 0.100 | 100 |",
+		"- Scale-out: the second instance is another `seckill serve`",
+		"one wrk -t2 -c128 -d8s at one instance",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	for i, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.HasPrefix(line, "|") && strings.Count(line, "|")-strings.Count(line, `\|`) < 2 {
+			t.Errorf("line %d is a broken table row: %q", i, line)
+		}
+	}
+}
+
+func TestTableCellsEscapePipes(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	writeTable(&b, []string{"a", "b"}, [][]string{{"x|y", "z"}})
+	if want := "| x\\|y | z |\n"; !strings.HasSuffix(b.String(), want) {
+		t.Errorf("table = %q, want it to end %q", b.String(), want)
+	}
+}
+
+func TestWriteDocsAndJSON(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	res := sample()
+	res.Summary = Summarize(res)
+	docs := filepath.Join(dir, "benchmarks.md")
+	if err := WriteDocs(docs, res); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(docs)
+	if !strings.HasPrefix(string(b), "# Benchmarks\n") || !strings.Contains(string(b), "## Latest run\n\nMeasured ") {
+		t.Errorf("docs page:\n%s", b)
+	}
+	path, err := WriteJSON(filepath.Join(dir, "results"), res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), `"rows_per_sec": 25000`) ||
+		!strings.Contains(string(b), `"scale_out_rounds"`) || !strings.Contains(string(b), `"seckill_servers": 7,`) {
+		t.Errorf("%s lacks the raw figures:\n%s", path, b)
+	}
+}
+
+func TestNotesSayWhenTheMachineWasBusy(t *testing.T) {
+	t.Parallel()
+	res := sample()
+	res.Machine.LoadStart = "0.30 0.20 0.10"
+	if n := strings.Join(Notes(res), "\n"); strings.Contains(n, "busy with other work") {
+		t.Errorf("a quiet machine called busy:\n%s", n)
+	}
+	res.Machine.LoadStart = "1.70 1.20 0.60"
+	if n := strings.Join(Notes(res), "\n"); !strings.Contains(n, "busy with other work when the run began (load average 1.70 1.20 0.60 on 2 cores)") {
+		t.Errorf("notes do not say the machine was busy:\n%s", n)
+	}
+}

@@ -1,0 +1,38 @@
+package runner
+
+import (
+	"os"
+	"testing"
+)
+
+func TestParseMetrics(t *testing.T) {
+	t.Parallel()
+	scrape, err := os.ReadFile("testdata/metrics.txt") // a real one
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := ParseMetrics(string(scrape))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Outcomes["reserved"] != 1 || sc.Outcomes["marked_sold_out"] != 3 || len(sc.Outcomes) != 2 {
+		t.Errorf("outcomes = %v, want reserved 1 and marked_sold_out 3", sc.Outcomes)
+	}
+	if sc.Pending != 0 || sc.RoundTrips != 12 {
+		t.Errorf("pending = %v, round trips = %v; want 0 and 12 (11 ratelimit, 1 reserve)", sc.Pending, sc.RoundTrips)
+	}
+	if _, err := ParseMetrics("# nothing here\n"); err == nil {
+		t.Error("ParseMetrics without the backlog gauge: want an error")
+	}
+}
+
+func TestScrapeSince(t *testing.T) {
+	t.Parallel()
+	before := Scrape{Outcomes: map[string]float64{"reserved": 10, "sold_out": 4}}
+	after := Scrape{Outcomes: map[string]float64{"reserved": 1.5e+06, "sold_out": 4, "rate_limited": 2}}
+	got := after.Since(before)
+	want := map[string]int64{"reserved": 1499990, "rate_limited": 2}
+	if len(got) != len(want) || got["reserved"] != want["reserved"] || got["rate_limited"] != want["rate_limited"] {
+		t.Errorf("Since = %v, want %v", got, want)
+	}
+}

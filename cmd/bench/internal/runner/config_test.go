@@ -1,0 +1,61 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestParseConfigDefaultsEnvAndFlags(t *testing.T) {
+	t.Parallel()
+	c, err := ParseConfig(nil, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Rounds != 3 || c.Duration != 8*time.Second || c.Connections != 128 || c.Threads != 2 ||
+		c.PersistOrders != 100000 || c.ManyConns != 10000 || c.Docs != "" || len(c.Only) != 0 {
+		t.Errorf("defaults = %+v", c)
+	}
+	// The environment sets defaults; flags still win.
+	c, err = ParseConfig([]string{"-duration", "5s", "-docs", "docs/benchmarks.md"},
+		env(map[string]string{"BENCH_ROUNDS": "1", "BENCH_DURATION": "3s", "BENCH_ONLY": "purchase, persist"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Rounds != 1 || c.Duration != 5*time.Second || c.Docs != "docs/benchmarks.md" {
+		t.Errorf("env and flags = %+v", c)
+	}
+	if !c.Wants("persist") || c.Wants("latency") || c.Wants("scaleout") {
+		t.Errorf("Only = %v: Wants is wrong", c.Only)
+	}
+	if c, err = ParseConfig([]string{"-only", "scaleout"}, env(nil)); err != nil || !c.Wants("scaleout") || c.Wants("purchase") {
+		t.Errorf("-only scaleout: %+v, %v", c.Only, err)
+	}
+}
+
+func TestParseConfigRefuses(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"bad env number", nil, map[string]string{"BENCH_ROUNDS": "three"}, "BENCH_ROUNDS"},
+		{"bad env duration", nil, map[string]string{"BENCH_DURATION": "8"}, "BENCH_DURATION"},
+		{"no rounds", []string{"-rounds", "0"}, nil, "-rounds"},
+		{"too short", []string{"-duration", "100ms"}, nil, "at least 1s"},
+		{"unknown measure", []string{"-only", "purchase,speed"}, nil, `"speed"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := ParseConfig(tt.args, env(tt.env))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %v, want one naming %s", err, tt.want)
+			}
+		})
+	}
+}

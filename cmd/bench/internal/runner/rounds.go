@@ -1,0 +1,176 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/seckill/seckill/cmd/bench/internal/machine"
+	"github.com/seckill/seckill/cmd/bench/internal/report"
+	"github.com/seckill/seckill/internal/httpapi"
+)
+
+// maxStock is the most the admin API accepts, far more than a run sells.
+const maxStock = 10_000_000
+
+// throughputRounds runs measures 1 and 2, alternating the systems and
+// flipping which goes first each round so a drift in the machine's speed
+// during the run does not favour one side.
+func (r *runner) throughputRounds(ctx context.Context, res *report.Results) error {
+	for round := 1; round <= r.cfg.Rounds; round++ {
+		seckillFirst := round%2 == 0
+		if r.cfg.Wants("purchase") || r.cfg.Wants("latency") {
+			pr, err := r.purchaseRound(ctx, round, seckillFirst)
+			if err != nil {
+				return fmt.Errorf("purchase round %d: %w", round, err)
+			}
+			res.Purchase = append(res.Purchase, pr)
+			r.logf("round %d purchase: floor %s req/s, seckill %s req/s (%s)", round,
+				report.Thousands(pr.Floor.RPS), report.Thousands(pr.Seckill.RPS), report.Mix(pr.Outcomes))
+		}
+		if r.cfg.Wants("soldout") {
+			sr, err := r.soldOutRound(ctx, round, seckillFirst)
+			if err != nil {
+				return fmt.Errorf("sold-out round %d: %w", round, err)
+			}
+			res.SoldOut = append(res.SoldOut, sr)
+			r.logf("round %d sold out: ceiling %s req/s, seckill %s req/s (%s)", round,
+				report.Thousands(sr.Ceiling.RPS), report.Thousands(sr.Seckill.RPS), report.Mix(sr.Outcomes))
+		}
+	}
+	return nil
+}
+
+// inOrder runs a then b, or b then a.
+func inOrder(flip bool, a, b func() error) error {
+	if flip {
+		a, b = b, a
+	}
+	if err := a(); err != nil {
+		return err
+	}
+	return b()
+}
+
+// purchaseRound: a fresh sale with far more stock than a run sells, one wrk
+// run at the floor and one at the server with the same requests.
+func (r *runner) purchaseRound(ctx context.Context, round int, seckillFirst bool) (report.PurchaseRound, error) {
+	pr := report.PurchaseRound{Round: round}
+	item, err := r.seckill.createSale(ctx, fmt.Sprintf("bench purchase %d", round), maxStock)
+	if err != nil {
+		return pr, err
+	}
+	files, err := r.shopperFiles(fmt.Sprintf("purchase-%d", round), item)
+	defer r.removeShopperFiles(files)
+	if err != nil {
+		return pr, err
+	}
+	path := itemPath(item) + "/purchase"
+	floor := func() (err error) {
+		pr.FloorCPU, err = r.cpuOf(r.floor.Pid(), func() error {
+			pr.Floor, err = r.wrk(ctx, r.floorURL, path, files)
+			return err
+		})
+		return err
+	}
+	seckill := func() (err error) {
+		pr.Outcomes, pr.SeckillCPU, err = r.seckillRun(ctx, func() error {
+			pr.Seckill, err = r.wrk(ctx, r.seckill.url, path, files)
+			if err != nil {
+				return err
+			}
+			drained, err := r.seckill.waitDrained(ctx, 5*time.Minute)
+			pr.DrainSeconds = drained.Seconds()
+			return err
+		})
+		if err == nil && report.SumOutcomes(pr.Outcomes) > int64(len(r.shoppers)) {
+			err = fmt.Errorf("%w: %s purchases for %s shoppers; raise -shopper-rate (BENCH_SHOPPER_RATE)",
+				errExhausted, report.Thousands(float64(report.SumOutcomes(pr.Outcomes))), report.Thousands(float64(len(r.shoppers))))
+		}
+		return err
+	}
+	return pr, inOrder(seckillFirst, floor, seckill)
+}
+
+// soldOutRound: a sale of one unit, bought once, then a storm of shoppers
+// who all find it sold out, against the ceiling's constant answer.
+func (r *runner) soldOutRound(ctx context.Context, round int, seckillFirst bool) (report.SoldOutRound, error) {
+	sr := report.SoldOutRound{Round: round}
+	item, err := r.seckill.createSale(ctx, fmt.Sprintf("bench sold out %d", round), 1)
+	if err != nil {
+		return sr, err
+	}
+	if err := r.buyOnce(ctx, item, round); err != nil {
+		return sr, err
+	}
+	files, err := r.shopperFiles(fmt.Sprintf("soldout-%d", round), item)
+	defer r.removeShopperFiles(files)
+	if err != nil {
+		return sr, err
+	}
+	path := itemPath(item) + "/purchase"
+	ceiling := func() (err error) {
+		sr.Ceiling, err = r.wrk(ctx, r.ceilingURL, path, files)
+		return err
+	}
+	seckill := func() (err error) {
+		sr.Outcomes, _, err = r.seckillRun(ctx, func() error {
+			sr.Seckill, err = r.wrk(ctx, r.seckill.url, path, files)
+			return err
+		})
+		// A shopper seen again seconds later is still within the default
+		// per-shopper limit, so a reused list only matters as a remark.
+		sr.Reused = report.SumOutcomes(sr.Outcomes) > int64(len(r.shoppers))
+		return err
+	}
+	return sr, inOrder(seckillFirst, ceiling, seckill)
+}
+
+// buyOnce takes the sale's only unit with a shopper of its own.
+func (r *runner) buyOnce(ctx context.Context, item int64, round int) error {
+	first, err := mintShoppers(r.seckill.secret, fmt.Sprintf("first-buyer-%d-", round), 1, time.Hour)
+	if err != nil {
+		return err
+	}
+	token := httpapi.NewPurchaseTokenMinter(r.seckill.secret, time.Hour).Issue(first[0].user, item, time.Now())
+	status, err := r.seckill.purchase(ctx, first[0], token, item)
+	if err != nil {
+		return fmt.Errorf("buy the only unit: %w", err)
+	}
+	if status != http.StatusAccepted {
+		return fmt.Errorf("buy the only unit: status %d, want 202", status)
+	}
+	return nil
+}
+
+// seckillRun runs f and returns the purchase outcomes the server counted
+// meanwhile and the CPU time it spent.
+func (r *runner) seckillRun(ctx context.Context, f func() error) (map[string]int64, float64, error) {
+	before, err := r.seckill.scrape(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	cpu, err := r.cpuOf(r.seckill.Pid(), f)
+	if err != nil {
+		return nil, 0, err
+	}
+	after, err := r.seckill.scrape(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	return after.Since(before), cpu, nil
+}
+
+// cpuOf runs f and returns the CPU seconds process pid spent meanwhile.
+func (r *runner) cpuOf(pid int, f func() error) (float64, error) {
+	c0, err := machine.CPUSeconds(pid)
+	if err != nil {
+		return 0, err
+	}
+	if err := f(); err != nil {
+		return 0, err
+	}
+	c1, err := machine.CPUSeconds(pid)
+	return c1 - c0, err
+}

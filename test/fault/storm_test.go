@@ -1,0 +1,208 @@
+package fault
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/seckill/seckill/internal/harness"
+)
+
+// StormConfig sizes a purchase storm.
+type StormConfig struct {
+	ItemID   int64
+	Shoppers int
+	Requests int     // shoppers are drawn at random, so most come back: duplicates
+	Workers  int     // concurrent clients
+	Rate     float64 // requests started per second; 0 means as fast as the workers go
+	MaxQty   int     // shopper i asks for 1 + i%MaxQty units; 0 means 1
+	Secret   string  // signs the shoppers' tokens
+	Seed     uint64
+}
+
+// Shopper is one shopper of a storm. Even-numbered shoppers send the same
+// Idempotency-Key on every attempt (their repeats are replays); the others
+// send none (their repeats are 409 already_purchased).
+type Shopper struct {
+	User, Token, Key string
+	Qty              int
+}
+
+// Shoppers mints n shoppers' tokens.
+func Shoppers(tb testing.TB, n, maxQty int, secret string) []Shopper {
+	tb.Helper()
+	out := make([]Shopper, n)
+	for i := range out {
+		user := "shopper" + strconv.Itoa(i)
+		tok, err := MintToken(secret, user)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out[i] = Shopper{User: user, Token: tok, Qty: 1 + i%max(maxQty, 1)}
+		if i%2 == 0 {
+			out[i].Key = "key-" + user
+		}
+	}
+	return out
+}
+
+// Targets is the set of servers a storm spreads its requests over, as a
+// load balancer would; a test takes a dead server out with Set.
+type Targets struct {
+	mu   sync.RWMutex
+	urls []string
+}
+
+// NewTargets returns targets over the given base URLs.
+func NewTargets(urls ...string) *Targets { return &Targets{urls: urls} }
+
+// Set replaces the target list.
+func (t *Targets) Set(urls ...string) { t.mu.Lock(); t.urls = urls; t.mu.Unlock() }
+
+func (t *Targets) pick(n int) string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.urls[n%len(t.urls)]
+}
+
+// Event is the outcome of one request.
+type Event struct {
+	At      time.Time // when the answer (or the failure) came
+	User    string
+	Outcome string // "202", "202 replayed", "409 already_purchased", "503 unavailable", "no answer", ...
+	OrderID string // of a 202, or the order a 409 already_purchased names
+	Err     string // why there was no answer
+}
+
+// Storm sends purchase requests in the background.
+type Storm struct {
+	cfg      StormConfig
+	targets  *Targets
+	shoppers []Shopper
+	client   *http.Client
+	done     atomic.Int64
+	mu       sync.Mutex
+	events   []Event
+	began    time.Time
+	elapsed  time.Duration
+	finished chan struct{}
+}
+
+// StartStorm mints the shoppers and starts the storm.
+func StartStorm(tb testing.TB, cfg StormConfig, targets *Targets) *Storm {
+	tb.Helper()
+	s := &Storm{cfg: cfg, targets: targets, shoppers: Shoppers(tb, cfg.Shoppers, cfg.MaxQty, cfg.Secret),
+		client: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+			MaxIdleConnsPerHost: cfg.Workers, IdleConnTimeout: 30 * time.Second}},
+		events: make([]Event, 0, cfg.Requests), finished: make(chan struct{})}
+	go s.run()
+	tb.Cleanup(func() { <-s.finished; s.client.CloseIdleConnections() })
+	return s
+}
+
+func (s *Storm) run() {
+	defer close(s.finished)
+	rng := rand.New(rand.NewPCG(s.cfg.Seed, 0x5eed))
+	type job struct{ n, shopper int }
+	jobs := make(chan job)
+	var wg sync.WaitGroup
+	s.began = time.Now()
+	for range s.cfg.Workers {
+		wg.Go(func() {
+			for j := range jobs {
+				ev := s.purchase(s.targets.pick(j.n), s.shoppers[j.shopper])
+				s.mu.Lock()
+				s.events = append(s.events, ev)
+				s.mu.Unlock()
+				s.done.Add(1)
+			}
+		})
+	}
+	for n := range s.cfg.Requests {
+		if s.cfg.Rate > 0 {
+			// A sleep is right here: the storm's rate is requests per second
+			// of real time, like shoppers arriving; request n is due n/Rate
+			// seconds after the start, whatever the server does meanwhile.
+			time.Sleep(time.Until(s.began.Add(time.Duration(float64(n) / s.cfg.Rate * float64(time.Second)))))
+		}
+		jobs <- job{n, rng.IntN(s.cfg.Shoppers)}
+	}
+	close(jobs)
+	wg.Wait()
+	s.elapsed = time.Since(s.began)
+}
+
+func (s *Storm) purchase(base string, sh Shopper) Event {
+	api := harness.Client{Base: base, HTTP: s.client}
+	var hdr []string
+	if sh.Key != "" {
+		hdr = []string{"Idempotency-Key", sh.Key}
+	}
+	path := "/api/v1/items/" + strconv.FormatInt(s.cfg.ItemID, 10) + "/purchase"
+	// net/http itself resends a request carrying an Idempotency-Key once if a
+	// reused connection dies before any byte of the answer: a retry with the
+	// same key, as a shopper's own would be.
+	r, err := api.Do(context.Background(), "POST", path, sh.Token, map[string]int{"quantity": sh.Qty}, hdr...)
+	return eventOf(sh.User, r, err)
+}
+
+func eventOf(user string, r harness.Reply, err error) Event {
+	ev := Event{At: time.Now(), User: user}
+	switch {
+	case err != nil:
+		ev.Outcome, ev.Err = "no answer", err.Error()
+	case r.Status == http.StatusAccepted:
+		ev.Outcome, ev.OrderID = "202", r.Str("order_id")
+		if r.Header.Get("Idempotent-Replayed") == "true" {
+			ev.Outcome = "202 replayed"
+		}
+	default:
+		ev.Outcome = strconv.Itoa(r.Status) + " " + r.Code()
+		if r.Code() == "already_purchased" {
+			e, _ := r.Body["error"].(map[string]any)
+			ev.OrderID, _ = e["order_id"].(string)
+		}
+	}
+	return ev
+}
+
+// Done is how many requests have been answered or have failed.
+func (s *Storm) Done() int { return int(s.done.Load()) }
+
+// WaitDone waits until n requests are done or the storm is over, polling
+// every millisecond (faults are injected at a request count, so the count
+// must not overshoot much). It fails the test if neither happens within a
+// minute.
+func (s *Storm) WaitDone(tb testing.TB, n int) {
+	tb.Helper()
+	err := poll(time.Minute, time.Millisecond, func() error {
+		select {
+		case <-s.finished:
+			return nil
+		default:
+		}
+		if done := s.Done(); done < n {
+			return fmt.Errorf("%d of %d requests done", done, n)
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatalf("storm: %v", err)
+	}
+}
+
+// Wait waits for the storm to end and returns what happened.
+func (s *Storm) Wait() Result {
+	<-s.finished
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res := NewResult(s.events, s.shoppers)
+	res.Elapsed = s.elapsed
+	return res
+}
