@@ -60,7 +60,7 @@ func TestClusterMasterRestartMidStorm(t *testing.T) {
 // and checks what must hold anyway: MySQL (the authority) never oversells,
 // never stores an order twice and never gives one shopper two active orders;
 // the sale sells again after the failover; and once reconciled, Redis and
-// MySQL agree. The README reports the figures.
+// MySQL agree. docs/scaling-out.md reports the figures.
 func TestClusterFailoverMidStorm(t *testing.T) {
 	s := NewSetup(t, env)
 	cl := StartCluster(t, env.ProcEnv, s.Dir, 3, 1, time.Second)

@@ -55,7 +55,7 @@ type Violation struct {
 func (v Violation) String() string { return fmt.Sprintf("invariant %d: %s", v.Invariant, v.Msg) }
 
 // Verify waits until the sale's queue is drained (orders_pending 0, up to
-// 30s), then checks the README's invariants straight against MySQL and
+// 30s), then checks the invariants of docs/how-it-works.md straight against MySQL and
 // through the admin stats:
 //
 //  1. no oversell: Σ quantity of active orders ≤ stock_total, Redis stock ≥ 0;

@@ -2,7 +2,7 @@
 // binary as child processes, next to private Redis and MariaDB processes
 // when a test must crash or stop one, drive purchase storms at them over
 // HTTP, kill those processes mid-storm and then check the invariants the
-// README promises. Every file is a _test.go file: this is test code, kept
+// docs/how-it-works.md promises. Every file is a _test.go file: this is test code, kept
 // out of the domain packages and out of every non-test build. The files
 // named *proc_test.go, storm_test.go and invariants_test.go start, signal
 // and wait for processes and check the stores; the tests decide when.
