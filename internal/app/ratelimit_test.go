@@ -15,6 +15,7 @@ import (
 // second. All but the burst are refused with 429 and Retry-After before the
 // reserve script runs, and at most one order exists.
 func TestOneShopperFlooding(t *testing.T) {
+	t.Parallel()
 	s := start(t, &liveClock{}, func(c *config.Config) {
 		c.RateShopper = ratelimit.Rate{PerSecond: 5, Burst: 10}
 		c.RateIP = ratelimit.Rate{PerSecond: 50, Burst: 100} // one office: the bot and alice share it
@@ -56,6 +57,7 @@ func TestOneShopperFlooding(t *testing.T) {
 // TestTokenAndAdminSignInFlooding: the purchase-token endpoint (which bots
 // poll up to the opening) and admin sign-in (token guessing) are limited too.
 func TestTokenAndAdminSignInFlooding(t *testing.T) {
+	t.Parallel()
 	s := start(t, newClock(t0), func(c *config.Config) {
 		c.RateShopper = ratelimit.Rate{PerSecond: 5, Burst: 10}
 		c.RateIP = ratelimit.Rate{PerSecond: 10000, Burst: 10000}
@@ -81,6 +83,7 @@ func TestTokenAndAdminSignInFlooding(t *testing.T) {
 
 // TestLoginFlooding: the demo login is limited per client IP.
 func TestLoginFlooding(t *testing.T) {
+	t.Parallel()
 	s := start(t, newClock(t0), func(c *config.Config) { c.RateLogin = ratelimit.Rate{PerSecond: 1, Burst: 5} })
 	codes := map[int]int{}
 	for i := range 20 {
