@@ -22,6 +22,8 @@ func freeAddr(t *testing.T) string {
 
 // TestCommands runs main's commands as make run does: migrate, seed (twice:
 // it must not duplicate), then serve until the signal context ends.
+// Serial: main reads its configuration from the environment, so the test
+// sets it with t.Setenv, which is process-wide (and panics in parallel tests).
 func TestCommands(t *testing.T) {
 	db := testenv.MySQL(t)
 	_, prefix := testenv.Redis(t)
@@ -67,11 +69,11 @@ func TestCommands(t *testing.T) {
 
 func waitListening(t *testing.T, addr string) {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if c, err := net.Dial("tcp", addr); err == nil {
+	testenv.WaitFor(t, 20*time.Second, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
 			c.Close()
-			return
 		}
-	}
-	t.Fatalf("server not listening on %s", addr)
+		return err == nil
+	}, "server not listening on %s", addr)
 }

@@ -29,6 +29,7 @@ func (r *rig) burst(n int) (ok, soldOut int) {
 }
 
 func TestGate(t *testing.T) {
+	t.Parallel()
 	r := &rig{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
 	r.g = admission.New(3, time.Second, func() time.Time { return r.now })
 	if ok, _ := r.burst(50); ok != 50 {
@@ -58,6 +59,7 @@ func TestGate(t *testing.T) {
 // window is let through again without taking more room, so twenty accounts
 // sending many requests leave room for everyone else.
 func TestFewAccountsCannotStarveASale(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	g := admission.New(10, time.Second, func() time.Time { return now })
 	g.Observe(1, 4) // room for 40 shoppers a second
@@ -78,6 +80,7 @@ func TestFewAccountsCannotStarveASale(t *testing.T) {
 }
 
 func TestGateMemoryAndOff(t *testing.T) {
+	t.Parallel()
 	g := admission.New(3, time.Second, time.Now)
 	g.Observe(1, 5)
 	for id := range int64(10000) { // made-up sale ids must not grow the gate

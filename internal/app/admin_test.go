@@ -11,6 +11,7 @@ import (
 )
 
 func TestAdminCreateItem(t *testing.T) {
+	t.Parallel()
 	s := start(t, newClock(t0))
 	valid := func(mod func(map[string]any)) map[string]any {
 		b := map[string]any{"name": "Keyboard", "description": "d", "price_cents": 4900, "stock_total": 100,
@@ -61,6 +62,7 @@ func TestAdminCreateItem(t *testing.T) {
 }
 
 func TestAdminUpdateWarmStats(t *testing.T) {
+	t.Parallel()
 	clk := newClock(t0)
 	s := start(t, clk)
 	id := s.sale(t, 5, 1, t0, t0.Add(time.Hour))
@@ -119,6 +121,7 @@ func TestAdminUpdateWarmStats(t *testing.T) {
 }
 
 func TestOpsEndpoints(t *testing.T) {
+	t.Parallel()
 	s := start(t, newClock(t0))
 	id := s.sale(t, 5, 1, t0, t0.Add(time.Hour))
 	check(t, s.call(t, "POST", "/api/v1/items/"+itoa(id)+"/purchase", s.login(t, "a"), nil), want{202, "", ""})
@@ -143,6 +146,7 @@ func TestOpsEndpoints(t *testing.T) {
 // TestRedisOutage cuts the server off from Redis: purchases answer 503
 // unavailable with Retry-After, /readyz says why, and nothing is reserved.
 func TestRedisOutage(t *testing.T) {
+	t.Parallel()
 	p := newProxy(t, "127.0.0.1:6379")
 	// The keys live on the real Redis, so they are cleaned up there.
 	_, prefix := testenv.Redis(t)

@@ -14,10 +14,13 @@ import (
 // answers teach the server how little is left, most requests are answered
 // without running the reserve script. Units the burst's window had no room
 // for sell in the next window; exactly 5 are sold; and a cancel puts the
-// sale back on sale within a second.
+// sale back on sale within a second. The gate's windows follow the
+// server's clock, which the test moves: the whole burst falls in one window.
 func TestAdmissionCap(t *testing.T) {
-	s := start(t, &liveClock{}, func(c *config.Config) { c.AdmitMultiple = 2 })
-	id := s.sale(t, 5, 1, time.Now().Add(-time.Minute), time.Now().Add(time.Hour))
+	t.Parallel()
+	clk := newClock(time.Now())
+	s := start(t, clk, func(c *config.Config) { c.AdmitMultiple = 2 })
+	id := s.sale(t, 5, 1, clk.Now().Add(-time.Minute), clk.Now().Add(time.Hour))
 	path := "/api/v1/items/" + itoa(id) + "/purchase"
 	codes := map[int]int{}
 	var mu sync.Mutex
@@ -40,7 +43,7 @@ func TestAdmissionCap(t *testing.T) {
 	}
 	sold := codes[202]
 	for i := 0; sold < 5 && i < 20; i++ {
-		time.Sleep(200 * time.Millisecond) // Retry-After, as a polite client waits
+		clk.Add(200 * time.Millisecond) // Retry-After, as a polite client waits
 		if s.call(t, "POST", path, mintToken(t, "next"+strconv.Itoa(i)), nil).status == 202 {
 			sold++
 		}
@@ -57,7 +60,7 @@ func TestAdmissionCap(t *testing.T) {
 	if r := s.call(t, "POST", "/api/v1/orders/"+oid+"/cancel", mintToken(t, owner), nil); r.status != 200 {
 		t.Fatalf("cancel: %s", r.raw)
 	}
-	time.Sleep(1100 * time.Millisecond) // a new window: the gate's probe sees the returned unit
+	clk.Add(1100 * time.Millisecond) // a new window: the gate's probe sees the returned unit
 	got := 0
 	for i := range 5 {
 		if s.call(t, "POST", path, mintToken(t, "late"+strconv.Itoa(i)), nil).status == 202 {

@@ -34,6 +34,7 @@ func check(t *testing.T, r reply, w want) {
 }
 
 func TestSessionAPI(t *testing.T) {
+	t.Parallel()
 	s := start(t, newClock(t0))
 	tests := []struct {
 		name string
@@ -69,11 +70,13 @@ func TestSessionAPI(t *testing.T) {
 }
 
 func TestDemoLoginCanBeTurnedOff(t *testing.T) {
+	t.Parallel()
 	s := start(t, newClock(t0), func(c *config.Config) { c.DemoLogin = false })
 	check(t, s.call(t, "POST", "/api/v1/session", "", `{"user_id":"a"}`), want{404, "not_found", ""})
 }
 
 func TestAuthentication(t *testing.T) {
+	t.Parallel()
 	clk := newClock(t0)
 	s := start(t, clk)
 	id := s.sale(t, 10, 1, t0, t0.Add(time.Hour))
@@ -129,6 +132,7 @@ func TestAuthentication(t *testing.T) {
 // TestCSRF: a page on another site cannot make a signed-in shopper's or
 // admin's browser buy, cancel or change sales.
 func TestCSRF(t *testing.T) {
+	t.Parallel()
 	s := start(t, newClock(t0))
 	id := s.sale(t, 10, 1, t0, t0.Add(time.Hour))
 	path := "/api/v1/items/" + itoa(id) + "/purchase"
@@ -157,6 +161,7 @@ func TestCSRF(t *testing.T) {
 }
 
 func TestSecureCookiesBehindTLSProxy(t *testing.T) {
+	t.Parallel()
 	s := start(t, newClock(t0), func(c *config.Config) { c.SecureCookies = true })
 	r := s.call(t, "POST", "/api/v1/session", "", `{"user_id":"alice"}`)
 	if c := r.header.Get("Set-Cookie"); !strings.Contains(c, "Secure") || !strings.Contains(c, "HttpOnly") {

@@ -22,6 +22,8 @@ func (b *tab) signInAt(user string) {
 // opening is queued without doing anything, gets a place at the opening
 // draw, sees how many are ahead while Buy stays off, and buys when the room
 // lets them in. The server's clock runs an hour ahead of the browser's.
+//
+// Serial, like every browser test: see browser_test.go.
 func TestBrowserWaitingRoom(t *testing.T) {
 	clk := &liveClock{offset: time.Hour}
 	s := startLive(t, clk)
@@ -83,6 +85,8 @@ func TestBrowserWaitingRoom(t *testing.T) {
 
 // TestBrowserWaitingRoomSoldOut: a shopper queued behind the last unit is
 // told as soon as someone ahead buys it, without reloading.
+//
+// Serial, like every browser test: see browser_test.go.
 func TestBrowserWaitingRoomSoldOut(t *testing.T) {
 	clk := &liveClock{}
 	s := startLive(t, clk)

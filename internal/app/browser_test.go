@@ -10,11 +10,18 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/seckill/seckill/internal/testenv"
 )
 
 // Browser tests drive a real headless Chromium against the real server.
 // Chromium is found at SECKILL_CHROMIUM, else on the PATH; `make test`
 // installs Debian's chromium when it is missing.
+//
+// They stay serial (no t.Parallel): Chromium alone keeps a 2-core machine
+// busy, and the tests check what a page shows against real time (a
+// countdown, a sale opening in seconds, the dashboard within 2s of a
+// purchase), which other tests' load would skew.
 
 var (
 	browserOnce  sync.Once
@@ -114,20 +121,17 @@ func (b *tab) eval(expr string) bool {
 func (b *tab) until(expr string, timeout time.Duration) {
 	b.tb.Helper()
 	deadline := time.Now().Add(timeout)
-	for {
+	var err error
+	if !testenv.Eventually(timeout, func() bool {
 		left := max(time.Until(deadline), time.Millisecond)
 		attempt, cancel := context.WithTimeout(b.ctx, min(left, 2*time.Second))
-		_, err := chromedp.Run(attempt, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(min(left, 2*time.Second)),
+		defer cancel()
+		_, err = chromedp.Run(attempt, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(min(left, 2*time.Second)),
 			chromedp.WithPollingInterval(50*time.Millisecond)))
-		cancel()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) || b.ctx.Err() != nil {
-			b.shot("failed")
-			b.tb.Fatalf("waited %v for %s: %v", timeout, expr, err)
-		}
-		time.Sleep(50 * time.Millisecond) // navigated: poll the new page
+		return err == nil || b.ctx.Err() != nil // a failed attempt: navigated, poll the new page
+	}) || b.ctx.Err() != nil {
+		b.shot("failed")
+		b.tb.Fatalf("waited %v for %s: %v", timeout, expr, err)
 	}
 }
 

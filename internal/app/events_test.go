@@ -54,6 +54,7 @@ func watch(tb testing.TB, ctx context.Context, s *server) <-chan snapshot {
 }
 
 func TestEventStreamRequiresAdmin(t *testing.T) {
+	t.Parallel()
 	s := start(t, newClock(t0))
 	check(t, s.call(t, "GET", "/api/v1/admin/events", "", nil), want{401, "unauthenticated", ""})
 	check(t, s.call(t, "GET", "/api/v1/admin/events", mintToken(t, "admin"), nil), want{401, "unauthenticated", ""})
@@ -63,6 +64,9 @@ func TestEventStreamRequiresAdmin(t *testing.T) {
 // dashboard stream keeps to at most one update a second, shows the final
 // numbers within two seconds of the last purchase, and reports what each
 // snapshot cost the server.
+//
+// Serial: it times the dashboard's updates (at most one a second, the
+// final numbers within 2s), which parallel load would skew.
 func TestDashboardThroughStorm(t *testing.T) {
 	const requests, stock = 10000, 1000
 	s := start(t, &liveClock{})

@@ -13,6 +13,7 @@ import (
 // from the opening second of the server's clock, is bound to the shopper and
 // the sale, and expires.
 func TestFairStart(t *testing.T) {
+	t.Parallel()
 	clk := newClock(t0.Add(-time.Millisecond))
 	s := start(t, clk, func(c *config.Config) { c.PurchaseTokens, c.PurchaseTTL = true, time.Minute })
 	id := s.sale(t, 5, 1, t0, t0.Add(time.Hour))

@@ -9,6 +9,10 @@ package app_test
 // or all of them with scripts/fuzz.sh. The corpus in testdata/fuzz runs as
 // ordinary test cases in go test. Without -fuzzminimizetime 0, Go may kill a
 // worker busy shrinking an input before the cleanup drops its database.
+//
+// The targets run serially: testing.F has no Parallel, each input compares
+// the stock before and after its request on the one sale they share, and
+// startFuzzServer holds SIGINT, which is process-wide.
 
 import (
 	"os"

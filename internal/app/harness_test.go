@@ -194,17 +194,14 @@ func (s *server) stats(tb testing.TB, id int64) reply {
 // settle waits until no order of the sale is pending and returns the stats.
 func (s *server) settle(tb testing.TB, id int64) reply {
 	tb.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		r := s.stats(tb, id)
-		if r.status == 200 && r.body["orders_pending"].(float64) == 0 {
-			return r
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("orders still pending after 20s: %s", r.raw)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var r reply
+	if !testenv.Eventually(20*time.Second, func() bool {
+		r = s.stats(tb, id)
+		return r.status == 200 && r.body["orders_pending"].(float64) == 0
+	}) {
+		tb.Fatalf("orders still pending after 20s: %s", r.raw)
 	}
+	return r
 }
 
 // proxy forwards TCP to target until closed; closing it makes the target

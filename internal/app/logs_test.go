@@ -26,6 +26,7 @@ func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); retur
 // signing in as admin, buying and failing auth leave no token or secret in
 // the logs, and every request line carries a request id.
 func TestSecretsNeverLogged(t *testing.T) {
+	t.Parallel()
 	var buf lockedBuffer
 	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	s := startLogged(t, newClock(t0), log)

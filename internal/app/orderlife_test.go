@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/seckill/seckill/internal/config"
 	"github.com/seckill/seckill/internal/keyspace"
+	"github.com/seckill/seckill/internal/testenv"
 )
 
 // buyConfirmed buys for each user and waits until the orders are in MySQL.
@@ -28,6 +30,7 @@ func buyConfirmed(t *testing.T, s *server, id int64, users ...string) []string {
 }
 
 func TestPayAndCancel(t *testing.T) {
+	t.Parallel()
 	s := start(t, newClock(t0))
 	id := s.sale(t, 5, 1, t0, t0.Add(time.Hour))
 	orders := buyConfirmed(t, s, id, "alice", "bob")
@@ -71,6 +74,7 @@ func TestPayAndCancel(t *testing.T) {
 // TestPayRacesCancel: for each order a pay and a cancel are sent at once.
 // Exactly one wins; the loser gets 409 and changes nothing.
 func TestPayRacesCancel(t *testing.T) {
+	t.Parallel()
 	s := start(t, newClock(t0))
 	const n = 40
 	id := s.sale(t, n, 1, t0, t0.Add(time.Hour))
@@ -111,6 +115,7 @@ func TestPayRacesCancel(t *testing.T) {
 // payment timeout, by the server's clock, and gives their stock back; paid
 // orders stay.
 func TestUnpaidOrdersTimeOut(t *testing.T) {
+	t.Parallel()
 	clk := newClock(t0)
 	s := start(t, clk, func(c *config.Config) {
 		c.PaymentTimeout, c.SweepEvery = 10*time.Minute, 50*time.Millisecond
@@ -120,17 +125,22 @@ func TestUnpaidOrdersTimeOut(t *testing.T) {
 	if r := s.call(t, "POST", "/api/v1/orders/"+orders[2]+"/pay", mintToken(t, "payer"), nil); r.status != 200 {
 		t.Fatalf("pay: %s", r.raw)
 	}
-	time.Sleep(200 * time.Millisecond)
+	// A second before the timeout, a whole sweep (the sweeper's second run
+	// from now) cancels nothing.
+	clk.Set(t0.Add(10*time.Minute - time.Second))
+	runs := jobRuns(t, s, "sweeper")
+	testenv.WaitFor(t, 5*time.Second, func() bool { return jobRuns(t, s, "sweeper") >= runs+2 },
+		"the sweeper did not run twice (it runs every 50ms)")
 	if st := s.stats(t, id); st.body["orders_cancelled"].(float64) != 0 {
 		t.Fatalf("orders cancelled before the timeout: %s", st.raw)
 	}
-	clk.Add(10*time.Minute + time.Second)
-	deadline := time.Now().Add(5 * time.Second)
-	for s.stats(t, id).body["orders_cancelled"].(float64) != 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("unpaid orders not cancelled 5s after the timeout: %s", s.stats(t, id).raw)
-		}
-		time.Sleep(50 * time.Millisecond)
+	clk.Set(t0.Add(10*time.Minute + time.Second))
+	var last reply
+	if !testenv.Eventually(5*time.Second, func() bool {
+		last = s.stats(t, id)
+		return last.body["orders_cancelled"].(float64) == 2
+	}) {
+		t.Fatalf("unpaid orders not cancelled 5s after the timeout: %s", last.raw)
 	}
 	st := s.stats(t, id)
 	if st.body["consistent"] != true || st.body["stock_redis"].(float64) != 2 || st.body["orders_paid"].(float64) != 1 {
@@ -142,6 +152,7 @@ func TestUnpaidOrdersTimeOut(t *testing.T) {
 // TestReconcileRepairsRedis drifts Redis in two ways and has the admin
 // endpoint find and repair both, then report everything consistent.
 func TestReconcileRepairsRedis(t *testing.T) {
+	t.Parallel()
 	s := start(t, newClock(t0))
 	a := s.sale(t, 10, 1, t0, t0.Add(time.Hour))
 	b := s.sale(t, 10, 1, t0, t0.Add(time.Hour))
@@ -165,4 +176,16 @@ func TestReconcileRepairsRedis(t *testing.T) {
 	}
 	check(t, s.call(t, "POST", "/api/v1/items/"+itoa(b)+"/purchase", mintToken(t, "y1"), nil), want{409, "already_purchased", ""})
 	check(t, s.call(t, "GET", "/api/v1/admin/reconcile", "", nil), want{401, "unauthenticated", ""})
+}
+
+// jobRuns reads how many runs of a singleton job (sweeper, reconcile) this
+// server has begun.
+func jobRuns(tb testing.TB, s *server, job string) int {
+	tb.Helper()
+	m := regexp.MustCompile(`seckill_job_runs_total\{job="` + job + `"\} (\d+)`).FindStringSubmatch(s.call(tb, "GET", "/metrics", "", nil).raw)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }

@@ -6,6 +6,7 @@ import (
 )
 
 func TestPurchaseAPI(t *testing.T) {
+	t.Parallel()
 	clk := newClock(t0.Add(-time.Minute))
 	s := start(t, clk)
 	open := s.sale(t, 5, 2, t0, t0.Add(time.Hour))
@@ -95,6 +96,7 @@ func TestPurchaseAPI(t *testing.T) {
 }
 
 func TestOrdersAPI(t *testing.T) {
+	t.Parallel()
 	clk := newClock(t0)
 	s := start(t, clk)
 	id := s.sale(t, 10, 1, t0, t0.Add(time.Hour))
@@ -127,6 +129,7 @@ func TestOrdersAPI(t *testing.T) {
 }
 
 func TestItemsAPI(t *testing.T) {
+	t.Parallel()
 	clk := newClock(t0)
 	s := start(t, clk)
 	upcoming := s.sale(t, 5, 1, t0.Add(time.Minute), t0.Add(time.Hour))

@@ -19,6 +19,7 @@ import (
 // come, first served after it; admit nobody twice; admit nobody once the
 // sale is sold out; and admit again when a cancel brings a unit back.
 func TestWaitingRoomStorm(t *testing.T) {
+	t.Parallel()
 	const early, late, stock, rate = 3000, 2000, 300, 100
 	clk := newClock(t0)
 	opens := t0.Add(10 * time.Second)
@@ -253,6 +254,7 @@ func cancelFirstOrder(t *testing.T, s *server, tok string) {
 // TestWaitingRoomAnswers: every way to misuse a room gets a clear error and
 // changes nothing; an admission is bound to its shopper and sale.
 func TestWaitingRoomAnswers(t *testing.T) {
+	t.Parallel()
 	clk := newClock(t0)
 	s := start(t, clk, func(c *config.Config) { c.PurchaseTokens = true })
 	roomID := roomSale(t, s, 5, 1, t0)
@@ -298,6 +300,7 @@ func TestWaitingRoomAnswers(t *testing.T) {
 // refusal would hold their unit until their window passed. Non-admitted
 // requests use up the gate's budget first (multiple 1, one unit left).
 func TestAdmittedPurchasePassesTheGate(t *testing.T) {
+	t.Parallel()
 	clk := newClock(t0)
 	s := start(t, clk, func(c *config.Config) { c.PurchaseTokens = false; c.AdmitMultiple = 1 })
 	id := roomSale(t, s, 2, 100, t0.Add(-time.Second))

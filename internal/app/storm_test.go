@@ -21,8 +21,9 @@ import (
 // each in MySQL exactly once, no shopper holds two, and the stores agree
 // once the stream is drained.
 func TestHTTPStorm(t *testing.T) {
+	t.Parallel()
 	for _, tgt := range testenv.RedisTargets(t) {
-		t.Run(tgt.Name, func(t *testing.T) { httpStorm(t, tgt.Redis) })
+		t.Run(tgt.Name, func(t *testing.T) { t.Parallel(); httpStorm(t, tgt.Redis) })
 	}
 }
 

@@ -52,6 +52,7 @@ func (s *server) itemByName(tb testing.TB, name string) int64 {
 	return 0
 }
 
+// Serial, like every browser test: see browser_test.go.
 func TestBrowserShopperBuysAtOpening(t *testing.T) {
 	clk := &liveClock{offset: time.Hour}
 	s := startLive(t, clk)
@@ -106,6 +107,7 @@ func TestBrowserShopperBuysAtOpening(t *testing.T) {
 	b.shot("phone-list")
 }
 
+// Serial, like every browser test: see browser_test.go.
 func TestBrowserDoubleClickSendsOneOrder(t *testing.T) {
 	clk := &liveClock{}
 	s := startLive(t, clk)
@@ -130,6 +132,7 @@ func TestBrowserDoubleClickSendsOneOrder(t *testing.T) {
 	}
 }
 
+// Serial, like every browser test: see browser_test.go.
 func TestBrowserSoldOut(t *testing.T) {
 	clk := &liveClock{}
 	s := startLive(t, clk)
@@ -144,6 +147,7 @@ func TestBrowserSoldOut(t *testing.T) {
 	b.shot("sold-out")
 }
 
+// Serial, like every browser test: see browser_test.go.
 func TestBrowserAdminDashboard(t *testing.T) {
 	clk := &liveClock{}
 	s := startLive(t, clk)
@@ -187,6 +191,7 @@ func TestBrowserAdminDashboard(t *testing.T) {
 	b.shot("dashboard")
 }
 
+// Serial, like every browser test: see browser_test.go.
 func TestBrowserAdminWrongToken(t *testing.T) {
 	s := startLive(t, &liveClock{})
 	b := newTab(t, s)
@@ -216,6 +221,7 @@ func parseCountdown(tb testing.TB, s string) time.Duration {
 // which for the test's Chromium is the machine's.
 func localInput(t time.Time) string { return t.Local().Format("2006-01-02T15:04:05") }
 
+// Serial, like every browser test: see browser_test.go.
 func TestBrowserPayAndCancel(t *testing.T) {
 	clk := &liveClock{}
 	s := startLive(t, clk)

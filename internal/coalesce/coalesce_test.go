@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/seckill/seckill/internal/testenv"
 )
 
 // doubler answers each request with twice its value, recording batch sizes;
@@ -49,26 +51,26 @@ func callAll(b *Batcher[int, int], n int, first chan struct{}) []int {
 
 func waitQueued(t *testing.T, b *Batcher[int, int], n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(b.queue) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d of %d calls queued", len(b.queue), n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testenv.WaitFor(t, 5*time.Second, func() bool { return len(b.queue) >= n }, "fewer than %d calls queued", n)
+}
+
+// waitRunning waits until Run has started: calls made before it run alone.
+func waitRunning(t *testing.T, b *Batcher[int, int]) {
+	t.Helper()
+	testenv.WaitFor(t, 5*time.Second, b.running.Load, "Run did not start")
 }
 
 // startRun runs b's workers until the test ends.
 func startRun(t *testing.T, b *Batcher[int, int]) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go b.Run(ctx)
-	for !b.running.Load() {
-		time.Sleep(time.Millisecond)
-	}
+	waitRunning(t, b)
 }
 
 func TestCallsQueuedBehindABatchRunAsOne(t *testing.T) {
+	t.Parallel()
 	d := newDoubler()
 	b := New(1, 128, d.run)
 	startRun(t, b)
@@ -88,6 +90,7 @@ func TestCallsQueuedBehindABatchRunAsOne(t *testing.T) {
 }
 
 func TestBatchesNeverExceedMax(t *testing.T) {
+	t.Parallel()
 	d := newDoubler()
 	b := New(1, 10, d.run)
 	startRun(t, b)
@@ -104,6 +107,7 @@ func TestBatchesNeverExceedMax(t *testing.T) {
 }
 
 func TestWithoutRunCallsRunAlone(t *testing.T) {
+	t.Parallel()
 	d := newDoubler()
 	close(d.release)
 	b := New(2, 128, d.run)
@@ -120,6 +124,7 @@ func TestWithoutRunCallsRunAlone(t *testing.T) {
 // Calls still queued when the workers stop are answered all the same, each
 // exactly once.
 func TestStopAnswersQueuedCalls(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	seen := map[int]int{}
 	entered, release := make(chan struct{}), make(chan struct{})
@@ -136,9 +141,7 @@ func TestStopAnswersQueuedCalls(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	go func() { b.Run(ctx); close(stopped) }()
-	for !b.running.Load() {
-		time.Sleep(time.Millisecond)
-	}
+	waitRunning(t, b)
 	done := make(chan []int)
 	go func() { done <- callAll(b, 50, entered) }()
 	waitQueued(t, b, 49)

@@ -20,6 +20,7 @@ func secrets(extra map[string]string) map[string]string {
 }
 
 func TestDefaults(t *testing.T) {
+	t.Parallel()
 	c, err := config.Load(env(secrets(nil)))
 	if err != nil {
 		t.Fatal(err)
@@ -31,6 +32,7 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestOverrides(t *testing.T) {
+	t.Parallel()
 	c, err := config.Load(env(secrets(map[string]string{"SECKILL_HTTP_ADDR": ":9", "SECKILL_DEMO_LOGIN": "false",
 		"SECKILL_WORKERS": "4", "SECKILL_CLAIM_IDLE": "5s", "SECKILL_REDIS_PREFIX": "shop1"})))
 	if err != nil {
@@ -42,6 +44,7 @@ func TestOverrides(t *testing.T) {
 }
 
 func TestInvalid(t *testing.T) {
+	t.Parallel()
 	tests := map[string]map[string]string{
 		"no admin token":   {"SECKILL_ADMIN_TOKEN": "", "SECKILL_JWT_SECRET": strings.Repeat("s", 32)},
 		"short admin":      secrets(map[string]string{"SECKILL_ADMIN_TOKEN": "short"}),
@@ -66,6 +69,7 @@ func TestInvalid(t *testing.T) {
 }
 
 func TestRedisCluster(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"10.0.0.1:7000, 10.0.0.2:7000", "cluster 10.0.0.1:7000,10.0.0.2:7000"},
 		{"10.0.0.1:7000", "cluster 10.0.0.1:7000"}, // one seed is still a cluster

@@ -34,6 +34,7 @@ func entry(itemID int64, id, user string, qty, seq int) keyspace.Entry {
 }
 
 func TestPersistIsIdempotent(t *testing.T) {
+	t.Parallel()
 	orders, items, it, _ := setup(t, 10)
 	ctx := context.Background()
 	batch := []keyspace.Entry{entry(it.ID, "A", "alice", 2, 1), entry(it.ID, "B", "bob", 3, 2)}
@@ -56,6 +57,7 @@ func TestPersistIsIdempotent(t *testing.T) {
 }
 
 func TestPersistRejectsWhatMySQLCannotHold(t *testing.T) {
+	t.Parallel()
 	orders, items, it, _ := setup(t, 3)
 	ctx := context.Background()
 	if _, err := orders.Persist(ctx, []keyspace.Entry{entry(it.ID, "A", "alice", 1, 1)}); err != nil {
@@ -87,6 +89,7 @@ func TestPersistRejectsWhatMySQLCannotHold(t *testing.T) {
 // cannot give one shopper two active orders for an item, but may once the
 // first is cancelled.
 func TestDatabaseEnforcesOneActiveOrder(t *testing.T) {
+	t.Parallel()
 	_, _, it, db := setup(t, 10)
 	insert := func(id, status string) error {
 		return db.Exec("INSERT INTO orders (id, item_id, user_id, quantity, status, created_at) VALUES (?, ?, 'alice', 1, ?, ?)",

@@ -13,13 +13,17 @@ import (
 // sales on the healthy masters keep being persisted; before the first read
 // there is nothing to fall back on and the error stands.
 func TestStreamSetKeepsKnownStreams(t *testing.T) {
+	t.Parallel()
 	down := errors.New("registry master down")
 	var listErr error
 	registry := []string{"s1", "s2"}
 	list := func(context.Context) ([]string, error) { return slices.Clone(registry), listErr }
 	ctx := context.Background()
 
-	set := newStreamSet(time.Nanosecond)
+	set := newStreamSet(time.Minute)
+	// sweepDue moves the last sweep a sweep interval back, as if the
+	// interval had passed, so refresh reads the registry again.
+	sweepDue := func() { set.lastSweep = set.lastSweep.Add(-set.sweepEvery) }
 	listErr = down
 	if err := set.refresh(ctx, list); !errors.Is(err, down) || set.listed() {
 		t.Fatalf("first refresh with the registry down: err %v, listed %v; want the error, not listed", err, set.listed())
@@ -33,7 +37,10 @@ func TestStreamSetKeepsKnownStreams(t *testing.T) {
 	}
 
 	listErr, registry = down, []string{"s1", "s2", "s3"}
-	time.Sleep(time.Millisecond)
+	if err := set.refresh(ctx, list); err != nil {
+		t.Fatalf("refresh within the sweep interval: %v, want nil: the registry is not read again", err)
+	}
+	sweepDue()
 	if err := set.refresh(ctx, list); !errors.Is(err, down) || !set.listed() {
 		t.Fatalf("refresh with the registry down later: err %v, listed %v", err, set.listed())
 	}
@@ -42,7 +49,10 @@ func TestStreamSetKeepsKnownStreams(t *testing.T) {
 	}
 
 	listErr = nil
-	time.Sleep(time.Millisecond)
+	if err := set.refresh(ctx, list); err != nil || len(set.targets(nil, time.Now())) != 0 {
+		t.Fatalf("refresh within a sweep interval of the failed read: %v; want nil and no sweep: the next try waits an interval", err)
+	}
+	sweepDue()
 	if err := set.refresh(ctx, list); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,8 @@ import (
 // only its share of a batch with NOSCRIPT. Only those checks run again: the
 // others have counted already, and counting them twice would refuse
 // shoppers who made one request.
+//
+// Serial: SCRIPT FLUSH empties a cluster master's whole script cache.
 func TestNoScriptOnOneShardCountsOnce(t *testing.T) {
 	rdb, prefix := testenv.RedisOn(t, testenv.Cluster(t))
 	cc := rdb.(*redis.ClusterClient)

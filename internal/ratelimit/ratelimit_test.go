@@ -19,6 +19,7 @@ func (c *clock) Now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return 
 func (c *clock) Add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t = c.t.Add(d) }
 
 func TestBurstThenRate(t *testing.T) {
+	t.Parallel()
 	rdb, prefix := testenv.Redis(t)
 	clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
 	l := ratelimit.New(rdb, prefix, clk.Now)
@@ -52,6 +53,7 @@ func TestBurstThenRate(t *testing.T) {
 // TestSustainedRate: over 10 simulated seconds at 50 requests a second
 // against 5/s burst 5, about 5 + 5×10 are allowed.
 func TestSustainedRate(t *testing.T) {
+	t.Parallel()
 	rdb, prefix := testenv.Redis(t)
 	clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
 	l := ratelimit.New(rdb, prefix, clk.Now)

@@ -20,6 +20,7 @@ type step struct {
 // 100ms after, in queue order, never more than the queue, and asking again at
 // the same instant admits nobody more.
 func TestAdmissionRate(t *testing.T) {
+	t.Parallel()
 	s := newSale(t, 1000, 1, room.Rules{Rate: 10, Window: time.Hour})
 	users := s.joinEarly(t, "u", 30)
 	for _, st := range []struct {
@@ -48,6 +49,7 @@ func TestAdmissionRate(t *testing.T) {
 // TestNoBanking: a room left empty for 10s does not let the next shoppers
 // in all at once: one at once, then one per interval.
 func TestNoBanking(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		tickEvery time.Duration // while the room is empty; 0 for never
@@ -56,6 +58,7 @@ func TestNoBanking(t *testing.T) {
 		{"ticked while empty", time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s := newSale(t, 100, 1, room.Rules{Rate: 10, Window: time.Hour})
 			for at := time.Duration(0); tc.tickEvery > 0 && at < 10*time.Second; at += tc.tickEvery {
 				if got := s.tick(t, t0.Add(at)); got.Admitted != 0 {
@@ -84,6 +87,7 @@ func TestNoBanking(t *testing.T) {
 // than the stock left serves at the per-shopper limit; when their window
 // passes, their places go to the next in the queue.
 func TestCapacity(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		limit int
@@ -93,6 +97,7 @@ func TestCapacity(t *testing.T) {
 		{"limit 2", 2, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s := newSale(t, 3, tc.limit, room.Rules{Rate: 100, Window: 30 * time.Second})
 			users := s.joinEarly(t, "u", 10)
 			for _, st := range []step{
@@ -114,6 +119,7 @@ func TestCapacity(t *testing.T) {
 // TestSoldOut: with no stock left nobody is admitted however long the room
 // runs, everyone sees the sale sold out, and nobody new joins.
 func TestSoldOut(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		stock    int64 // at the opening; 0 after the first tick
@@ -123,6 +129,7 @@ func TestSoldOut(t *testing.T) {
 		{"sells out after two admissions", 2, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s := newSale(t, tc.stock, 1, room.Rules{Rate: 100, Window: time.Second})
 			early := s.joinEarly(t, "u", 5)
 			s.tick(t, t0.Add(time.Second))
@@ -144,6 +151,7 @@ func TestSoldOut(t *testing.T) {
 
 // TestEnded: after the sale ends nobody joins and nobody is admitted.
 func TestEnded(t *testing.T) {
+	t.Parallel()
 	s := newSale(t, 10, 1, room.Rules{Rate: 100, Window: time.Minute})
 	early := s.joinEarly(t, "u", 3)
 	end := t0.Add(time.Hour)
@@ -164,6 +172,7 @@ func TestEnded(t *testing.T) {
 // clock runs; every script call is atomic, so nobody is admitted twice, the
 // admitted are exactly the head of the queue, and the rate holds.
 func TestConcurrentAdmission(t *testing.T) {
+	t.Parallel()
 	const shoppers, workers, rounds = 1000, 32, 40
 	const step = 3 * time.Millisecond // 32×40×3ms ≈ 3.8s: about 770 due at 200/s
 	rules := room.Rules{Rate: 200, Window: time.Hour}
@@ -220,6 +229,7 @@ func (s *sale) work(t *testing.T, clk *clock, users []string, w, rounds int, ste
 // back. Slipping into the pre-queue would shift the ranks under the shoppers
 // already admitted, admitting one of them twice and skipping another.
 func TestLaggingClockJoinsLate(t *testing.T) {
+	t.Parallel()
 	s := newSale(t, 100, 1, room.Rules{Rate: 10, Window: time.Hour})
 	early := s.joinEarly(t, "u", 6)
 	if got := s.tick(t, t0.Add(150*time.Millisecond)); got.Admitted != 2 {

@@ -14,6 +14,7 @@ import (
 // Joins before the opening, admission at the rate up to what the stock can
 // serve, late joiners behind, and a sell-out all behave as on one Redis.
 func TestRoomOnCluster(t *testing.T) {
+	t.Parallel()
 	rdb, prefix := testenv.RedisOn(t, testenv.Cluster(t))
 	s := openSale(t, rdb, keyspace.New(prefix), 5, 1, room.Rules{Rate: 10, Window: 30 * time.Second})
 	users := s.joinEarly(t, "c", 20)

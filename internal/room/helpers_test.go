@@ -145,6 +145,7 @@ func (c *clock) advance(d time.Duration) time.Time {
 func (c *clock) now() time.Time { return c.advance(0) }
 
 func TestRoomKeysShareTheSaleSlot(t *testing.T) {
+	t.Parallel()
 	k := keyspace.New("p").Item(42)
 	keys := k.RoomKeys()
 	if len(keys) != 8 || keys[0] != k.Stock() || keys[1] != k.Meta() {

@@ -19,6 +19,7 @@ var slow = room.Rules{Rate: 0.001, Window: time.Minute}
 // TestPreQueueShuffle: places are unknown before the opening, a permutation
 // after it, unrelated to arrival order, and rejoining changes nothing.
 func TestPreQueueShuffle(t *testing.T) {
+	t.Parallel()
 	const n = 2000
 	s := newSale(t, 10, 1, slow)
 	users := s.joinEarly(t, "early", n)
@@ -80,6 +81,7 @@ func spearman(pos []int64) float64 {
 // TestLateJoinersQueueInOrder: after the opening, joiners queue behind the
 // whole pre-queue, first come first served, at consecutive places.
 func TestLateJoinersQueueInOrder(t *testing.T) {
+	t.Parallel()
 	s := newSale(t, 100, 1, slow)
 	early := s.joinEarly(t, "early", 5)
 	late := names("late", 10)
@@ -107,6 +109,7 @@ func TestLateJoinersQueueInOrder(t *testing.T) {
 // TestErrors: a sale Redis does not know, bad rules and a join without a
 // user are errors that errors.Is recognises.
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	s := newSale(t, 10, 1, slow)
 	ctx := context.Background()
 	// Item 2 has stock but no meta, item 3 meta but no stock: half warmed.
@@ -148,6 +151,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestErrorNamesOperationAndItem(t *testing.T) {
+	t.Parallel()
 	s := newSale(t, 10, 1, slow)
 	_, err := s.store.Join(context.Background(), 99, "u", t0, slow)
 	if want := "join room of item 99: " + room.ErrNotWarmed.Error(); err == nil || err.Error() != want {
@@ -156,6 +160,7 @@ func TestErrorNamesOperationAndItem(t *testing.T) {
 }
 
 func TestStandingMath(t *testing.T) {
+	t.Parallel()
 	admittedAt := t0.Add(time.Second)
 	tests := []struct {
 		name    string

@@ -10,6 +10,7 @@ type clock struct{ t time.Time }
 func (c *clock) now() time.Time { return c.t }
 
 func TestMarks(t *testing.T) {
+	t.Parallel()
 	const item = 7
 	tests := []struct {
 		name  string
@@ -39,6 +40,7 @@ func TestMarks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
 			m := New(time.Second, c.now)
 			tc.steps(m, c)
@@ -50,6 +52,7 @@ func TestMarks(t *testing.T) {
 }
 
 func TestOffNeverMarks(t *testing.T) {
+	t.Parallel()
 	m := New(0, time.Now)
 	m.Saw(1, 0, 0)
 	var none *Marks

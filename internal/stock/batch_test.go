@@ -13,6 +13,7 @@ import (
 
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/stock"
+	"github.com/seckill/seckill/internal/testenv"
 )
 
 // batchScene is a mix that exercises every rule inside one batch: the same
@@ -67,6 +68,7 @@ func capture(t *testing.T, rdb *redis.Client, keys keyspace.Space, outcomes []st
 // One batch must answer, and leave Redis, exactly as the same requests run
 // one at a time would.
 func TestBatchEqualsOneAtATime(t *testing.T) {
+	t.Parallel()
 	at := t0.Add(time.Minute)
 	ctx := context.Background()
 	var snaps []snapshot
@@ -93,18 +95,42 @@ func TestBatchEqualsOneAtATime(t *testing.T) {
 	}
 }
 
+// runCoalesced runs s's coalescer until the test ends and returns once its
+// workers take calls (until then a reserve runs alone on its caller). It
+// reserves units of a probe sale, item 99, until heard reports that a
+// worker's batch ran (OnBatch hears workers' batches only).
+func runCoalesced(tb testing.TB, s *stock.Store, heard func() bool) {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	tb.Cleanup(func() { cancel(); <-done })
+	const probe = 99
+	warm(tb, s, probe, sale(1<<40, 1))
+	n := 0
+	testenv.WaitFor(tb, 5*time.Second, func() bool {
+		n++
+		u := "probe" + strconv.Itoa(n)
+		if _, err := s.Reserve(ctx, stock.Request{ItemID: probe, UserID: u, Quantity: 1, OrderID: "o-" + u, Now: t0.Add(time.Minute)}); err != nil {
+			tb.Fatalf("probe reserve: %v", err)
+		}
+		return heard()
+	}, "no reserve went through the coalescer's workers")
+}
+
 // Under concurrency the coalescer forms batches, and still no unit is sold
 // twice and every shopper's answer is their own.
 func TestConcurrentReservesShareBatches(t *testing.T) {
+	t.Parallel()
 	s, rdb, keys := newStore(t)
 	warm(t, s, 1, sale(300, 1))
 	var batches, calls int
 	var mu sync.Mutex
 	s.OnBatch(func(n int) { mu.Lock(); batches++; calls += n; mu.Unlock() })
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go s.Run(ctx)
-	time.Sleep(10 * time.Millisecond)
+	runCoalesced(t, s, func() bool { mu.Lock(); defer mu.Unlock(); return batches > 0 })
+	mu.Lock()
+	batches, calls = 0, 0 // the probe's
+	mu.Unlock()
 	at := t0.Add(time.Minute)
 	var wg sync.WaitGroup
 	got := make([]stock.Reservation, 1000)
@@ -141,6 +167,7 @@ func TestConcurrentReservesShareBatches(t *testing.T) {
 // A sold-out answer says how many times stock had come back, so servers can
 // tell a stale sold-out from a current one.
 func TestSoldOutCarriesTheReturnsCount(t *testing.T) {
+	t.Parallel()
 	s, _, _ := newStore(t)
 	ctx := context.Background()
 	var heard []int64

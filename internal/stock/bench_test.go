@@ -48,10 +48,9 @@ func BenchmarkReserve(b *testing.B) {
 	b.Run("coalesced,64-callers", func(b *testing.B) {
 		s, _, _ := newStore(b)
 		warm(b, s, 1, sale(1<<40, 1))
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go s.Run(ctx)
-		time.Sleep(10 * time.Millisecond)
+		var batched atomic.Bool
+		s.OnBatch(func(int) { batched.Store(true) })
+		runCoalesced(b, s, batched.Load)
 		b.SetParallelism(32) // 64 goroutines on 2 cores, like concurrent requests
 		b.ResetTimer()
 		b.RunParallel(func(pb *testing.PB) {

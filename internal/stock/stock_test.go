@@ -40,6 +40,8 @@ func req(user string, qty int, at time.Time) stock.Request {
 	return stock.Request{ItemID: 1, UserID: user, Quantity: qty, OrderID: "order-" + user, Now: at}
 }
 
+// Serial: SCRIPT FLUSH empties the whole test Redis's script cache, and a
+// parallel test loading a script would make "not loaded" untrue.
 func TestScriptsLoad(t *testing.T) {
 	s, rdb, _ := newStore(t)
 	ctx := context.Background()
@@ -58,6 +60,7 @@ func TestScriptsLoad(t *testing.T) {
 }
 
 func TestReserveCodes(t *testing.T) {
+	t.Parallel()
 	open := t0.Add(time.Minute)
 	tests := []struct {
 		name    string
@@ -78,6 +81,7 @@ func TestReserveCodes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s, _, _ := newStore(t)
 			warm(t, s, 1, sale(10, 3))
 			if tc.setup != nil {
@@ -112,6 +116,7 @@ func drain(n int, at time.Time) func(*stock.Store) {
 }
 
 func TestAlreadyPurchasedCarriesTheOrder(t *testing.T) {
+	t.Parallel()
 	s, _, _ := newStore(t)
 	warm(t, s, 1, sale(10, 1))
 	ctx := context.Background()
@@ -129,6 +134,7 @@ func TestAlreadyPurchasedCarriesTheOrder(t *testing.T) {
 }
 
 func TestIdempotencyReplay(t *testing.T) {
+	t.Parallel()
 	s, rdb, keys := newStore(t)
 	warm(t, s, 1, sale(10, 3))
 	ctx := context.Background()
@@ -161,6 +167,7 @@ func TestIdempotencyReplay(t *testing.T) {
 }
 
 func TestReleaseIsIdempotent(t *testing.T) {
+	t.Parallel()
 	s, rdb, keys := newStore(t)
 	warm(t, s, 1, sale(5, 3))
 	ctx := context.Background()
@@ -186,6 +193,7 @@ func TestReleaseIsIdempotent(t *testing.T) {
 }
 
 func TestAdjust(t *testing.T) {
+	t.Parallel()
 	s, _, _ := newStore(t)
 	warm(t, s, 1, sale(5, 1))
 	ctx := context.Background()
@@ -205,6 +213,7 @@ func TestAdjust(t *testing.T) {
 
 // TestReserveNeverOversells hammers one sale from 100 goroutines.
 func TestReserveNeverOversells(t *testing.T) {
+	t.Parallel()
 	s, rdb, keys := newStore(t)
 	warm(t, s, 1, sale(37, 2))
 	ctx := context.Background()

@@ -48,6 +48,7 @@ func wantFree(tb testing.TB, l *lock.Locker, name string) {
 }
 
 func TestObtain(t *testing.T) {
+	t.Parallel()
 	const owner = "me"
 	tests := []struct {
 		name    string
@@ -62,6 +63,7 @@ func TestObtain(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			l, _ := newLocker(t)
 			if tt.holder != "" {
 				mustObtain(t, l, "job", tt.holder, time.Second)
@@ -81,6 +83,7 @@ func TestObtain(t *testing.T) {
 var errAny = errors.New("any error")
 
 func TestDeadHolderLosesLockAtTTL(t *testing.T) {
+	t.Parallel()
 	l, _ := newLocker(t)
 	const ttl = 200 * time.Millisecond
 	start := time.Now()
@@ -100,6 +103,7 @@ func TestDeadHolderLosesLockAtTTL(t *testing.T) {
 }
 
 func TestObtainWait(t *testing.T) {
+	t.Parallel()
 	l, _ := newLocker(t)
 	ctx := context.Background()
 	held := mustObtain(t, l, "job", "holder", 5*time.Second)
@@ -119,6 +123,7 @@ func TestObtainWait(t *testing.T) {
 }
 
 func TestStrangerCannotReleaseOrRefresh(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		op   func(*lock.Lock) error
@@ -129,10 +134,14 @@ func TestStrangerCannotReleaseOrRefresh(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, _ := newLocker(t)
+			t.Parallel()
+			l, rdb := newLocker(t)
 			// The stranger held the lock once; it expired and the owner took it.
 			stale := mustObtain(t, l, "job", "stranger", 20*time.Millisecond)
-			time.Sleep(50 * time.Millisecond)
+			testenv.WaitFor(t, 2*time.Second, func() bool {
+				n, err := rdb.Exists(context.Background(), l.Key("job")).Result()
+				return err == nil && n == 0
+			}, "the stranger's lock, ttl 20ms, did not expire")
 			held := mustObtain(t, l, "job", "owner", time.Second)
 
 			if err := tt.op(stale); !errors.Is(err, tt.want) {
@@ -154,6 +163,7 @@ func TestStrangerCannotReleaseOrRefresh(t *testing.T) {
 }
 
 func TestReentrant(t *testing.T) {
+	t.Parallel()
 	l, _ := newLocker(t)
 	ctx := context.Background()
 	first := mustObtain(t, l, "job", "me", time.Second)
@@ -185,6 +195,7 @@ func TestReentrant(t *testing.T) {
 }
 
 func TestKeyHasHashTag(t *testing.T) {
+	t.Parallel()
 	l := lock.New(nil, "seckill")
 	if got, want := l.Key("sweeper"), "seckill:lock:{sweeper}"; got != want {
 		t.Errorf("Key = %q, want %q", got, want)

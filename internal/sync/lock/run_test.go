@@ -3,7 +3,6 @@ package lock_test
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,35 +14,46 @@ import (
 	"github.com/seckill/seckill/internal/testenv"
 )
 
+// TestRunNeverOverlaps: 100 contenders, as on 100 servers, keep trying to
+// run one job until it has run 30 times. Each run holds the lock until an
+// attempt begun after the run started has been refused, so every run was
+// contested while it held the lock: a second holder would have shown.
 func TestRunNeverOverlaps(t *testing.T) {
+	t.Parallel()
 	l, _ := newLocker(t)
-	const contenders = 100
+	const contenders, wantRuns = 100, 30
+	base := time.Now()
+	since := func() int64 { return int64(time.Since(base)) } // monotonic
 	var holders, most, runs atomic.Int64
+	var lastRefused atomic.Int64 // when the latest refused attempt began, by since
 	var worked [contenders]atomic.Bool
 	job := func(i int) func(context.Context) error {
 		return func(context.Context) error {
-			n := holders.Add(1)
-			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			storeMax(&most, holders.Add(1))
+			began := since()
+			if !testenv.Eventually(5*time.Second, func() bool { return lastRefused.Load() > began || runs.Load() >= wantRuns }) {
+				t.Errorf("contender %d's run: no attempt was refused while it held the lock", i)
 			}
-			time.Sleep(time.Millisecond)
 			holders.Add(-1)
 			worked[i].Store(true)
 			runs.Add(1)
 			return nil
 		}
 	}
-	deadline := time.Now().Add(time.Second)
 	var wg sync.WaitGroup
 	for i := range contenders {
 		wg.Go(func() {
 			owner := lock.NewOwner()
-			for time.Now().Before(deadline) {
+			for runs.Load() < wantRuns {
+				began := since()
 				err := l.Run(context.Background(), "sweeper", owner, time.Second, job(i))
-				if err != nil && !errors.Is(err, lock.ErrNotObtained) {
+				switch {
+				case errors.Is(err, lock.ErrNotObtained):
+					storeMax(&lastRefused, began)
+				case err != nil:
 					t.Errorf("contender %d: %v", i, err)
 					return
 				}
-				time.Sleep(time.Duration(rand.IntN(5)) * time.Millisecond)
 			}
 		})
 	}
@@ -64,6 +74,14 @@ func TestRunNeverOverlaps(t *testing.T) {
 	}
 }
 
+// storeMax raises a to v if v is higher.
+func storeMax(a *atomic.Int64, v int64) {
+	for m := a.Load(); v > m && !a.CompareAndSwap(m, v); m = a.Load() {
+	}
+}
+
+// Serial: it needs each refresh within a third of a 300ms TTL, which
+// parallel load could delay.
 func TestSlowJobKeepsLockByRefresh(t *testing.T) {
 	l, _ := newLocker(t)
 	const ttl = 300 * time.Millisecond
@@ -83,6 +101,9 @@ func TestSlowJobKeepsLockByRefresh(t *testing.T) {
 				return
 			}
 			polls.Add(1)
+			// sleep because real time passing is the point: the job outlives
+			// its TTL four times, Redis expires keys by its own clock (no
+			// clock to inject), and the contender samples the lock across it.
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
@@ -109,6 +130,8 @@ func TestSlowJobKeepsLockByRefresh(t *testing.T) {
 	mustObtain(t, l, "recon", "contender", ttl)
 }
 
+// Serial: it wants the job cancelled within ~ttl/3 of the theft, a bound
+// parallel load would skew.
 func TestRunCancelsWhenLockStolen(t *testing.T) {
 	const ttl = 300 * time.Millisecond
 	tests := []struct {
@@ -175,6 +198,8 @@ func (f *flakyRedis) EvalSha(ctx context.Context, sha string, keys []string, arg
 
 // TestRunStopsBeforeExpiryWhenRedisFails: if refreshes keep failing, the job
 // must stop before its lock can expire and be taken by another server.
+// Serial: it wants the cancellation before the TTL, a bound parallel load
+// would skew.
 func TestRunStopsBeforeExpiryWhenRedisFails(t *testing.T) {
 	rdb, prefix := testenv.Redis(t)
 	flaky := &flakyRedis{UniversalClient: rdb}
@@ -202,6 +227,7 @@ func TestRunStopsBeforeExpiryWhenRedisFails(t *testing.T) {
 }
 
 func TestRunResult(t *testing.T) {
+	t.Parallel()
 	errBoom := errors.New("boom")
 	tests := []struct {
 		name    string
@@ -216,6 +242,7 @@ func TestRunResult(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			l, _ := newLocker(t)
 			if tt.holder != "" {
 				mustObtain(t, l, "job", tt.holder, time.Minute)
@@ -239,6 +266,7 @@ func TestRunResult(t *testing.T) {
 }
 
 func TestRunReleasesWhenFnPanics(t *testing.T) {
+	t.Parallel()
 	l, _ := newLocker(t)
 	func() {
 		defer func() {
