@@ -210,7 +210,7 @@ func TestRejectedOrdersRepairRedis(t *testing.T) {
 	}
 	// The repair runs after the rejected entries are acknowledged, so it
 	// may land just after the stream looks drained.
-	testenv.Eventually(t, 5*time.Second, func() bool { return s.rdb.Get(ctx, k.Stock()).Val() == "0" },
+	testenv.WaitFor(t, 5*time.Second, func() bool { return s.rdb.Get(ctx, k.Stock()).Val() == "0" },
 		"redis stock is not 0 after draining (MySQL had room for 2 of 4)")
 	if buyers := s.rdb.HLen(ctx, k.Buyers()).Val(); buyers != 2 {
 		t.Fatalf("%d buyers in redis, want the 2 persisted", buyers)

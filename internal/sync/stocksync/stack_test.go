@@ -108,7 +108,7 @@ func (s *stack) workers(tb testing.TB, n int, claimIdle time.Duration) (stop fun
 // drained waits until the item's stream is empty: every order is in MySQL.
 func (s *stack) drained(tb testing.TB, itemID int64) {
 	tb.Helper()
-	testenv.Eventually(tb, 20*time.Second, func() bool {
+	testenv.WaitFor(tb, 20*time.Second, func() bool {
 		return s.rdb.XLen(context.Background(), s.keys.Item(itemID).Stream()).Val() == 0
 	}, "stream of item %d not drained", itemID)
 }

@@ -90,7 +90,7 @@ func TestRepairDuringStorm(t *testing.T) {
 	}
 	// The last repair runs after its rejected entries are acknowledged, so
 	// it may land just after the stream looks drained.
-	testenv.Eventually(t, 5*time.Second, func() bool {
+	testenv.WaitFor(t, 5*time.Second, func() bool {
 		st, err := s.syncer.Stats(ctx, it.ID)
 		return err == nil && st.Consistent
 	}, "stores still disagree after the storm was drained")
