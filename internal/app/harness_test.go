@@ -101,6 +101,11 @@ func launch(tb testing.TB, clk interface{ Now() time.Time }, log *slog.Logger, c
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
 	tb.Cleanup(func() {
+		// A connection the client dialled for a request another connection
+		// served stays open unused; the server's shutdown waits up to 5 s
+		// for such a connection's first request, as long as the test's whole
+		// shutdown timeout. Closing the client's idle connections ends them.
+		client.CloseIdleConnections()
 		cancel()
 		if err := <-done; err != nil {
 			tb.Errorf("server stopped with %v", err)
