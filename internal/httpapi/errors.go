@@ -9,6 +9,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 
 	"github.com/gin-gonic/gin"
 
@@ -161,4 +162,13 @@ func (r replier) fail(c *gin.Context, err error) {
 	}
 	c.Set(errorCodeKey, ans.Code)
 	c.AbortWithStatusJSON(ans.Status, gin.H{"error": ans})
+}
+
+// recovered answers a request whose handler panicked, after logging the
+// panic and its stack through the server's logger (gin's own recovery
+// would print them to stderr, apart from the request's id).
+func (r replier) recovered(c *gin.Context, panicked any) {
+	r.log.ErrorContext(c.Request.Context(), "handler panicked", "path", c.FullPath(),
+		"request_id", c.Writer.Header().Get("X-Request-Id"), "panic", panicked, "stack", string(debug.Stack()))
+	r.fail(c, errInternal)
 }

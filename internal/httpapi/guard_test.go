@@ -1,6 +1,8 @@
 package httpapi_test
 
 import (
+	"bytes"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -107,5 +109,30 @@ func TestClientIPIgnoresForgedHeaders(t *testing.T) {
 				t.Fatalf("client IP %q, want %q", w.Body.String(), tc.want)
 			}
 		})
+	}
+}
+
+// TestPanicIsLoggedWithItsRequest: a handler that panics (here: the admin's
+// stats with no store behind them) answers a bare 500, and the panic goes to
+// the server's own logger with the request's id, not to stderr.
+func TestPanicIsLoggedWithItsRequest(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	r := httpapi.New(httpapi.Deps{
+		Metrics: httpapi.NewMetrics(func() float64 { return 0 }), Web: web.FS, Now: time.Now,
+		Tokens:   httpapi.NewTokens(strings.Repeat("s", 32), time.Hour, time.Now),
+		Logger:   slog.New(slog.NewJSONHandler(&logs, nil)),
+		Settings: httpapi.Settings{AdminToken: "the-admin-token-0123456789"},
+	})
+	req := httptest.NewRequest("GET", "/api/v1/admin/items/1/stats", nil)
+	req.Header.Set("Authorization", "Bearer the-admin-token-0123456789")
+	req.Header.Set("X-Request-ID", "panic-1")
+	w := httptest.NewRecorder()
+	r.ServeHTTP(w, req)
+	if w.Code != http.StatusInternalServerError || !strings.Contains(w.Body.String(), `"code":"internal"`) {
+		t.Fatalf("answer %d %s, want 500 internal", w.Code, w.Body)
+	}
+	if s := logs.String(); !strings.Contains(s, `"msg":"handler panicked"`) || !strings.Contains(s, `"request_id":"panic-1"`) {
+		t.Fatalf("log %q: want the panic with the request id", s)
 	}
 }

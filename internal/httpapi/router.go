@@ -3,6 +3,7 @@ package httpapi
 import (
 	"cmp"
 	"context"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -88,7 +89,7 @@ func New(d Deps) *gin.Engine {
 	if err := r.SetTrustedProxies(d.TrustedProxies); err != nil {
 		panic("httpapi: bad trusted proxies: " + err.Error()) // validated in config
 	}
-	r.Use(gin.CustomRecovery(func(c *gin.Context, _ any) { g.fail(c, errInternal) }))
+	r.Use(gin.CustomRecoveryWithWriter(io.Discard, g.recovered))
 	r.Use(requestLog(a.log), securityHeaders, d.Metrics.middleware, limitBody(1<<20))
 	r.NoRoute(func(c *gin.Context) { g.fail(c, errNoRoute) })
 	r.NoMethod(func(c *gin.Context) { g.fail(c, errMethod) })

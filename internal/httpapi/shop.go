@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -94,6 +95,7 @@ type purchaseJSON struct {
 // purchase reserves stock with one script call. A replayed Idempotency-Key
 // answers what the first request got, marked Idempotent-Replayed.
 func (s shopAPI) purchase(c *gin.Context) {
+	c.Set(handledKey, time.Now())
 	req, err := s.purchaseRequest(c)
 	if err != nil {
 		s.fail(c, err)

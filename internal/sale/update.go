@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/stock"
@@ -23,17 +22,17 @@ func (s *Service) Update(ctx context.Context, id int64, p catalog.Patch) (catalo
 	ctx = context.WithoutCancel(ctx)
 	var it catalog.Item
 	// A drift correction measuring between our Redis and MySQL steps would
-	// take our change for drift and undo it.
-	err := s.sync.Exclusive(ctx, id, 10*time.Second, 5*time.Second, func(ctx context.Context) error {
+	// take our change for drift and undo it; and the sale's settings go to
+	// Redis under the lock too, or two updates could land them out of order.
+	err := s.sync.Exclusive(ctx, id, func(ctx context.Context) error {
 		var err error
-		it, err = s.updateLocked(ctx, id, p)
-		return err
+		if it, err = s.updateLocked(ctx, id, p); err != nil {
+			return err
+		}
+		meta := stock.Meta{StartsAt: it.StartsAt, EndsAt: it.EndsAt, Limit: it.PerUserLimit, RoomRate: it.RoomRate}
+		return s.stock.SetMeta(ctx, id, meta)
 	})
 	if err != nil {
-		return catalog.Item{}, err
-	}
-	meta := stock.Meta{StartsAt: it.StartsAt, EndsAt: it.EndsAt, Limit: it.PerUserLimit, RoomRate: it.RoomRate}
-	if err := s.stock.SetMeta(ctx, id, meta); err != nil {
 		return catalog.Item{}, fmt.Errorf("update item %d: %w", id, err)
 	}
 	return it, nil

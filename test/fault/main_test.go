@@ -1,9 +1,9 @@
 // Package fault holds the fault-injection tests: they run the real seckill
 // binary as child processes, next to private Redis and MariaDB processes
 // when a test must crash or stop one, drive purchase storms at them over
-// HTTP, kill those processes mid-storm and then check the invariants the
-// docs/how-it-works.md promises. Every file is a _test.go file: this is test code, kept
-// out of the domain packages and out of every non-test build. The files
+// HTTP, kill those processes mid-storm and then check the invariants that
+// docs/how-it-works.md promises. Every file is a _test.go file: this is test
+// code, kept out of the domain packages and out of every non-test build. The files
 // named *proc_test.go, storm_test.go and invariants_test.go start, signal
 // and wait for processes and check the stores; the tests decide when.
 package fault

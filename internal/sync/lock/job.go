@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 )
 
@@ -33,30 +32,46 @@ func (l *Locker) NewJobs(log *slog.Logger) *Jobs {
 	return &Jobs{l: l, owner: NewOwner(), log: log}
 }
 
-// Run ticks every job until ctx ends. Each period of each job is claimed by
-// one server only (ClaimPeriod), and the job's lock makes sure a slow run
-// never overlaps the next one elsewhere: however many servers run, each job
-// runs once per period.
+// Run ticks every job until ctx ends, and returns nil then. Each period of
+// each job is claimed by one server only (ClaimPeriod), and the job's lock
+// makes sure a slow run never overlaps the next one elsewhere: however many
+// servers run, each job runs once per period. On one server the jobs run
+// one at a time, and a tick that falls while another job runs is dropped,
+// as a time.Ticker drops ticks.
 func (j *Jobs) Run(ctx context.Context, jobs ...Job) error {
-	var wg sync.WaitGroup
-	for _, job := range jobs {
-		wg.Go(func() { j.tick(ctx, job) })
+	if len(jobs) == 0 {
+		<-ctx.Done()
+		return nil
 	}
-	wg.Wait()
-	return nil
-}
-
-func (j *Jobs) tick(ctx context.Context, job Job) {
-	t := time.NewTicker(job.Every)
-	defer t.Stop()
+	next := make([]time.Time, len(jobs))
+	for i, job := range jobs {
+		next[i] = time.Now().Add(job.Every)
+	}
+	timer := time.NewTimer(0)
+	defer timer.Stop()
 	for {
+		i := earliest(next)
+		timer.Reset(time.Until(next[i]))
 		select {
 		case <-ctx.Done():
-			return
-		case <-t.C:
-			j.once(ctx, job)
+			return nil
+		case <-timer.C:
+		}
+		j.once(ctx, jobs[i])
+		for !next[i].After(time.Now()) {
+			next[i] = next[i].Add(jobs[i].Every)
 		}
 	}
+}
+
+func earliest(ts []time.Time) int {
+	at := 0
+	for i, t := range ts {
+		if t.Before(ts[at]) {
+			at = i
+		}
+	}
+	return at
 }
 
 func (j *Jobs) once(ctx context.Context, job Job) {

@@ -52,3 +52,20 @@ func TestJobsRunOncePerPeriodAcrossServers(t *testing.T) {
 func lockJob(every time.Duration, run func(context.Context) error) lock.Job {
 	return lock.Job{Name: "test-job", Every: every, Run: run}
 }
+
+// TestJobsRunEachOfSeveral: one server runs jobs of different periods, each
+// about as often as its period says.
+func TestJobsRunEachOfSeveral(t *testing.T) {
+	t.Parallel()
+	l, _ := newLocker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var fast, slow atomic.Int64
+	jobs := l.NewJobs(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	jobs.Run(ctx,
+		lock.Job{Name: "fast", Every: 50 * time.Millisecond, Run: func(context.Context) error { fast.Add(1); return nil }},
+		lock.Job{Name: "slow", Every: 200 * time.Millisecond, Run: func(context.Context) error { slow.Add(1); return nil }})
+	if f, s := fast.Load(), slow.Load(); f < 8 || f > 20 || s < 2 || s > 5 {
+		t.Fatalf("in 1s: fast (every 50ms) ran %d times, slow (every 200ms) %d; want about 20 and 5", f, s)
+	}
+}

@@ -1,15 +1,18 @@
-// Package lock is the one Redis lock of the project. It serves two kinds of
-// holder: singleton jobs (the unpaid-order sweeper, the reconciliation) that
-// must run in one server at a time however many servers are up, and the
-// per-sale sync lock under which a warm, a repair or a stock change runs so
-// that none of them measures the stores while another changes them. A lock is a Redis hash {owner, count} with a PEXPIRE, so a
-// holder that dies loses it after its ttl; obtaining, refreshing and
-// releasing are each one Lua script (lua/lock_*.lua), so ownership is checked
-// and changed in one step. The same owner may obtain a lock again
-// (reentrancy); it is freed when every hold has been released.
+// Package lock is the one Redis lock of the project. A lock is a Redis hash
+// {owner, count} with a PEXPIRE, so a holder that dies loses it after its
+// ttl; obtaining, refreshing and releasing are each one Lua script
+// (lua/lock_*.lua), so ownership is checked and changed in one step. The
+// same owner may obtain a lock again (reentrancy); it is freed when every
+// hold has been released.
 //
-// Locker.Run is the usual entry point: it obtains the lock, keeps it alive
-// while the job runs and cancels the job's context if the lock is lost.
+// It has two kinds of holder. Singleton jobs (the unpaid-order sweeper, the
+// reconciliation) must run on one server at a time however many are up:
+// Jobs runs them once per period in the fleet, each through Locker.Run,
+// which keeps the lock alive while the job runs and cancels the job's
+// context if the lock is lost. And each sale has a sync lock
+// (stocksync.Syncer.Exclusive, through ObtainWait and Release) under which a
+// warm, a repair or a stock change runs, so that none of them measures the
+// stores while another changes them.
 //
 // It lives under internal/sync (the folder the project layout names) but is
 // not called "sync", so it never shadows the standard library's package.

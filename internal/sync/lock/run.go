@@ -25,27 +25,11 @@ var errFinished = errors.New("lock: job finished")
 // lock cannot be obtained. Otherwise it returns fn's error; if the lock was
 // lost while fn ran, the error also matches ErrLockLost, even when fn
 // returned nil; if fn succeeded but the release failed, the release's error.
-func (l *Locker) Run(ctx context.Context, name, owner string, ttl time.Duration, fn func(ctx context.Context) error) error {
+func (l *Locker) Run(ctx context.Context, name, owner string, ttl time.Duration, fn func(ctx context.Context) error) (err error) {
 	lk, err := l.Obtain(ctx, name, owner, ttl)
 	if err != nil {
 		return err
 	}
-	return hold(ctx, lk, ttl, fn)
-}
-
-// RunWait is Run for a lock worth waiting for: it obtains the lock with
-// ObtainWait, so it returns ErrNotObtained only once wait has passed.
-func (l *Locker) RunWait(ctx context.Context, name, owner string, ttl, wait time.Duration, fn func(ctx context.Context) error) error {
-	lk, err := l.ObtainWait(ctx, name, owner, ttl, wait)
-	if err != nil {
-		return err
-	}
-	return hold(ctx, lk, ttl, fn)
-}
-
-// hold runs fn under the obtained lk, refreshed by a watchdog, and releases
-// it afterwards; see Run.
-func hold(ctx context.Context, lk *Lock, ttl time.Duration, fn func(ctx context.Context) error) (err error) {
 	jobCtx, cancel := context.WithCancelCause(ctx)
 	watched := make(chan struct{})
 	go func() {

@@ -96,7 +96,7 @@ func (s *Syncer) reconcileItem(ctx context.Context, id int64) (ItemReport, error
 
 func (s *Syncer) lockedCorrect(ctx context.Context, id int64) (int64, error) {
 	var delta int64
-	err := s.Exclusive(ctx, id, 10*time.Second, 5*time.Second, func(ctx context.Context) error {
+	err := s.Exclusive(ctx, id, func(ctx context.Context) error {
 		var err error
 		delta, err = s.correct(ctx, id)
 		return err

@@ -3,7 +3,6 @@ package stocksync
 import (
 	"cmp"
 	"context"
-	"time"
 
 	"github.com/seckill/seckill/internal/order"
 )
@@ -16,7 +15,7 @@ import (
 // and add it a second time. It is safe to repeat.
 func (s *Syncer) Release(ctx context.Context, o order.Order) error {
 	ctx = context.WithoutCancel(ctx) // Redis done and MySQL not told would look like drift
-	return s.Exclusive(ctx, o.ItemID, 10*time.Second, 5*time.Second, func(ctx context.Context) error {
+	return s.Exclusive(ctx, o.ItemID, func(ctx context.Context) error {
 		return s.releaseLocked(ctx, o)
 	})
 }

@@ -2,7 +2,6 @@ package stocksync
 
 import (
 	"context"
-	"time"
 
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
@@ -12,11 +11,11 @@ import (
 // persister rejected some of its orders, without stopping the sale (a full
 // warm would be aborted by every purchase). It forgets the rejected buyers,
 // then measures how far Redis stock is from what MySQL says it should be and
-// corrects it by that much. The drift does not change as purchases go on, so
-// correcting it a moment later is still exact; the sale's sync lock makes sure two
-// workers never apply the same correction twice.
+// corrects it by that much. The drift does not change as purchases go on,
+// so correcting it a moment later is still exact; the sale's sync lock makes
+// sure two workers never apply the same correction twice.
 func (s *Syncer) Repair(ctx context.Context, itemID int64, rejected []keyspace.Entry) error {
-	return s.Exclusive(ctx, itemID, 10*time.Second, 5*time.Second, func(ctx context.Context) error {
+	return s.Exclusive(ctx, itemID, func(ctx context.Context) error {
 		for _, e := range rejected {
 			if _, err := s.stock.Forget(ctx, itemID, e.UserID, e.OrderID); err != nil {
 				return err
@@ -30,10 +29,10 @@ func (s *Syncer) Repair(ctx context.Context, itemID int64, rejected []keyspace.E
 	})
 }
 
-// correct measures the drift of Redis stock and removes it; the caller holds
-// the sale's sync lock. It returns the change made. Owed releases of the item are
-// settled first: one whose Redis step was done but not recorded (a crash in
-// between) would otherwise look like drift.
+// correct measures the drift of Redis stock and removes it; the caller
+// holds the sale's sync lock. It returns the change made. Owed releases of
+// the item are settled first: one whose Redis step was done but not recorded
+// (a crash in between) would otherwise look like drift.
 func (s *Syncer) correct(ctx context.Context, itemID int64) (int64, error) {
 	owed, err := order.NewStore(s.db).Unreleased(ctx, itemID, 1000)
 	if err != nil {

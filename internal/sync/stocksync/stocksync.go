@@ -1,8 +1,9 @@
 // Package stocksync keeps Redis in step with MySQL, the authority: it warms
 // sales into Redis, checks the invariants between the two stores (Stats),
 // repairs drift (Repair, Reconcile and its periodic job), and finishes the
-// Redis step of cancellations. Every one of these runs under the sale's sync
-// lock (Exclusive), so none measures the stores while another changes them.
+// Redis step of cancellations. Every step that changes the stores runs under
+// the sale's sync lock (Exclusive), so no correction is measured while
+// another step changes them; Stats itself reads without it.
 // The life of a sale (create, update, cancel) is package sale's; it uses
 // this package for the Redis side.
 //
@@ -47,18 +48,41 @@ func New(db *gorm.DB, st *stock.Store, locks *lock.Locker, now func() time.Time,
 	return &Syncer{db: db, stock: st, locks: locks, now: now, log: log}
 }
 
-// Exclusive runs fn while it holds the sale's sync lock, waiting up to wait
-// for it; ttl bounds how long a holder that died keeps it. Warms, repairs,
-// releases and stock changes of one sale never overlap, on any server: a
-// correction measured while another of them changed the stores would be
-// applied on top of it. It returns lock.ErrNotObtained if the lock stayed
-// held, or fn's error.
-func (s *Syncer) Exclusive(ctx context.Context, itemID int64, ttl, wait time.Duration, fn func(ctx context.Context) error) error {
-	name := "sale:" + strconv.FormatInt(itemID, 10)
-	if err := s.locks.RunWait(ctx, name, lock.NewOwner(), ttl, wait, fn); err != nil {
-		return fmt.Errorf("sale %d under its sync lock: %w", itemID, err)
+// How long a holder of a sale's sync lock may keep it before it expires
+// (a holder that died or hung frees it then), and how long a caller waits
+// for it. A warm reads a whole sale and waits its turn longer.
+const (
+	lockTTL      = 10 * time.Second
+	lockWait     = 5 * time.Second
+	warmLockTTL  = 30 * time.Second
+	warmLockWait = 10 * time.Second
+)
+
+// Exclusive runs fn while it holds the sale's sync lock, waiting up to
+// lockWait for it; the lock expires after lockTTL, so a holder that died or
+// hung frees it. Warms, repairs, releases and stock changes of one sale never overlap,
+// on any server: a correction measured while another of them changed the
+// stores would be applied on top of it. The lock is not refreshed and never
+// cancels fn: a step that has begun to change the stores is finished. Each
+// call is a holder of its own, so fn must not take the same sale's lock
+// again (it would wait for itself). It returns lock.ErrNotObtained if the
+// lock stayed held, or fn's error; a failed release is logged, since fn's
+// work is done and the lock expires anyway.
+func (s *Syncer) Exclusive(ctx context.Context, itemID int64, fn func(ctx context.Context) error) error {
+	return s.exclusive(ctx, itemID, lockTTL, lockWait, fn)
+}
+
+func (s *Syncer) exclusive(ctx context.Context, itemID int64, ttl, wait time.Duration, fn func(ctx context.Context) error) error {
+	lk, err := s.locks.ObtainWait(ctx, "sale:"+strconv.FormatInt(itemID, 10), lock.NewOwner(), ttl, wait)
+	if err != nil {
+		return fmt.Errorf("sale %d: %w", itemID, err)
 	}
-	return nil
+	defer func() {
+		if err := lk.Release(context.WithoutCancel(ctx)); err != nil {
+			s.log.Warn("sale sync lock not released; it expires by itself", "item_id", itemID, "err", err)
+		}
+	}()
+	return fn(ctx)
 }
 
 // snapshotRead runs fn in one read-only REPEATABLE READ transaction, so every
@@ -77,7 +101,7 @@ func (s *Syncer) snapshotRead(ctx context.Context, fn func(*catalog.Store, *orde
 // racing it, and lock.ErrNotObtained if another sync step held the sale.
 func (s *Syncer) Warm(ctx context.Context, itemID int64) error {
 	// A correction measured before this warm must not land after it.
-	return s.Exclusive(ctx, itemID, 30*time.Second, 10*time.Second, func(ctx context.Context) error {
+	return s.exclusive(ctx, itemID, warmLockTTL, warmLockWait, func(ctx context.Context) error {
 		return s.warmLocked(ctx, itemID)
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -68,6 +69,7 @@ func TestRepairDuringStorm(t *testing.T) {
 		t.Fatal(err) // an operator cuts the sale to 50 units in MySQL, behind Redis's back
 	}
 	s.workers(t, 2, time.Second)
+	stream := s.keys.Item(it.ID).Stream()
 	for i := range 60 {
 		var wg sync.WaitGroup
 		for g := range 4 {
@@ -79,10 +81,13 @@ func TestRepairDuringStorm(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		// Each wave waits for the workers, so rejections (and their
-		// repairs) start mid-storm rather than after the last purchase.
-		s.drained(t, it.ID)
+		// Purchases keep at most a wave ahead of the workers, so
+		// rejections (and their repairs) land mid-storm, not after the
+		// last purchase.
+		testenv.WaitFor(t, 20*time.Second, func() bool { return s.rdb.XLen(ctx, stream).Val() <= 4 },
+			"the workers fell behind the storm")
 	}
+	s.drained(t, it.ID)
 	dead := s.rdb.XLen(ctx, s.keys.Item(it.ID).DeadLetters()).Val()
 	t.Logf("%d orders rejected after 150 units vanished from MySQL", dead)
 	if dead >= 150 {
@@ -118,6 +123,12 @@ func TestUpdateDuringCorrectionWaits(t *testing.T) {
 		// Sleep: nothing shows from outside that a goroutine has reached its
 		// wait for a lock; this gives the update the time to get there.
 		time.Sleep(100 * time.Millisecond)
+		select {
+		case err := <-done:
+			t.Errorf("the update finished (%v) while the correction held the sale", err)
+			done <- err
+		default:
+		}
 	})
 	if err := s.syncer.Repair(ctx, it.ID, nil); err != nil {
 		t.Fatal(err)
@@ -127,5 +138,34 @@ func TestUpdateDuringCorrectionWaits(t *testing.T) {
 	}
 	if st, err := s.syncer.Stats(ctx, it.ID); err != nil || !st.Consistent || st.StockTotal != 20 {
 		t.Fatalf("stats = %+v, %v: want consistent with stock_total 20", st, err)
+	}
+}
+
+// TestExclusiveNeverOverlaps: many holders of one sale's sync lock, from
+// goroutines with a holder each (as separate servers would be), run one at
+// a time.
+func TestExclusiveNeverOverlaps(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	it := s.sale(t, 1, 1)
+	var inside, most atomic.Int64
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			err := s.syncer.Exclusive(context.Background(), it.ID, func(ctx context.Context) error {
+				n := inside.Add(1)
+				defer inside.Add(-1)
+				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+				}
+				return s.rdb.Ping(ctx).Err() // hold the lock for a round trip
+			})
+			if err != nil {
+				t.Errorf("exclusive: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if most.Load() != 1 {
+		t.Fatalf("%d holders of the sale's sync lock at once, want 1", most.Load())
 	}
 }
