@@ -76,6 +76,17 @@ func ensureDatabase(ctx context.Context, cfg mysql.Config) error {
 // migration. Servers starting together are safe: golang-migrate holds a
 // MySQL advisory lock.
 func Migrate(ctx context.Context, dsn string) error {
+	return migrateWith(ctx, dsn, func(m *migrate.Migrate) error { return m.Up() })
+}
+
+// MigrateTo moves the schema of dsn's database up or down to version: an
+// operator's way back from a release, and the migration tests' way to a
+// database as an older release left it.
+func MigrateTo(ctx context.Context, dsn string, version uint) error {
+	return migrateWith(ctx, dsn, func(m *migrate.Migrate) error { return m.Migrate(version) })
+}
+
+func migrateWith(ctx context.Context, dsn string, step func(*migrate.Migrate) error) error {
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
 		return fmt.Errorf("parse mysql dsn: %w", err)
@@ -101,8 +112,8 @@ func Migrate(ctx context.Context, dsn string) error {
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
-		return fmt.Errorf("migrate up: %w", err)
+	if err := step(m); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
 }
