@@ -3,12 +3,19 @@
 -- one is the plain case. Deduct and enqueue happen in this one script, so
 -- there is no moment at which stock is gone and the order exists nowhere.
 -- Batching lets the server answer many concurrent purchases with one round
--- trip; every shopper still gets an answer of their own.
+-- trip; every shopper still gets an answer of their own. A batch may mix the
+-- sale's variants: every key of the sale, each variant's stock included,
+-- carries the sale's hash tag.
 --
--- KEYS[1] stock   integer, available stock
--- KEYS[2] meta    hash: starts_ms, ends_ms, limit, room (admissions per
---                 second of the sale's waiting room; absent or 0: none)
--- KEYS[3] buyers  hash: user id -> "orderID:quantity:createdMs"
+-- KEYS[1] stock   integer, available stock of the whole sale: always the sum
+--                 of KEYS[8]'s values, changed with them in every script
+-- KEYS[2] meta    hash: starts_ms, ends_ms, limit (per shopper in the whole
+--                 sale), room (admissions per second of the sale's waiting
+--                 room; absent or 0: none), only (the variant id when the
+--                 sale has one variant, else absent), limit:<variant id>
+--                 (the limit that applies to that variant)
+-- KEYS[3] buyers  hash: user id -> "orderID:quantity:createdMs:variantID",
+--                 one per shopper and sale, whatever the variant
 -- KEYS[4] idem    hash: user id .. "\n" .. idempotency key -> same value as buyers
 -- KEYS[5] stream  stream of orders to persist
 -- KEYS[6] returns integer: how many times stock has come back (a cancel, an
@@ -17,85 +24,116 @@
 -- KEYS[7] holding sorted set of the waiting room: admitted shoppers who have
 --                 not bought yet (lua/room.lua); a purchase takes its buyer
 --                 out, so the room's count of open admissions stays right
+-- KEYS[8] vstock  hash: variant id -> its available stock; a variant absent
+--                 here is not the sale's
 -- ARGV[1] item id, copied into the stream entries
--- then 6 values per request, starting at ARGV[2]:
+-- then 7 values per request, starting at ARGV[2]:
 --   now (unix ms, the server's injectable clock), user id, quantity >= 1,
 --   order id (ULID) to use if the reservation succeeds,
 --   idempotency key ("" for none),
 --   admitted: "1" if the request carries the waiting room's admission for
---   this shopper and sale (checked by the server's signature), else "0"
+--   this shopper and sale (checked by the server's signature), else "0",
+--   variant id ("" for the sale's only variant)
 --
--- Returns {returns, code1, detail1, stock1, code2, detail2, stock2, ...}:
---   0 OK               detail = new buyer value, stock = stock left
+-- Returns {returns, code1, detail1, left1, saleLeft1, code2, ...}, where left
+-- is the variant's stock left and saleLeft the sale's (both 0 unless said):
+--   0 OK               detail = new buyer value
 --   1 REPLAY           detail = value first stored under this idempotency key
 --   2 NOT_WARMED       meta is missing: the sale is unknown to Redis
 --   3 NOT_STARTED      detail = starts_ms
 --   4 ENDED            detail = ends_ms
---   5 OVER_LIMIT       detail = per-user limit
---   6 ALREADY          detail = the shopper's existing buyer value
---   7 SOLD_OUT         stock = stock left (may be > 0 but below quantity)
+--   5 OVER_LIMIT       detail = the limit that applies to the variant
+--   6 ALREADY          detail = the shopper's existing buyer value (any variant)
+--   7 SOLD_OUT         left may be > 0 but below quantity; detail = the ids
+--                      of the variants with stock left, comma-separated
 --   8 NOT_ADMITTED     the sale has a waiting room and the request carries no
 --                      admission from it, or the shopper's turn is not open in
 --                      the room (its window passed, or it was used to buy:
 --                      a cancelled order's unit goes to the next in line, so
 --                      the same admission cannot buy it back)
-local meta = redis.call('HMGET', KEYS[2], 'starts_ms', 'ends_ms', 'limit', 'room')
+--   9 NO_VARIANT       the sale has no such variant
+--  10 VARIANT_REQUIRED the sale has several variants and none was named
+local meta = redis.call('HMGET', KEYS[2], 'starts_ms', 'ends_ms', 'limit', 'room', 'only')
 local room = tonumber(meta[4] or '0') > 0
 local returns = tonumber(redis.call('GET', KEYS[6]) or '0')
 local out = {returns}
 
-local function reserve(now, user, qty, orderID, idem, admitted)
+local function available()
+  local ids = {}
+  local all = redis.call('HGETALL', KEYS[8])
+  for i = 1, #all, 2 do
+    if tonumber(all[i + 1]) > 0 then
+      ids[#ids + 1] = all[i]
+    end
+  end
+  return table.concat(ids, ',')
+end
+
+local function reserve(now, user, qty, orderID, idem, admitted, variant)
   if not meta[1] then
-    return 2, '', 0
+    return 2, '', 0, 0
   end
   local idemField = ''
   if idem ~= '' then
     idemField = user .. '\n' .. idem
     local first = redis.call('HGET', KEYS[4], idemField)
     if first then
-      return 1, first, 0
+      return 1, first, 0, 0
     end
   end
+  if variant == '' then
+    if not meta[5] then
+      return 10, '', 0, 0
+    end
+    variant = meta[5]
+  end
+  if not redis.call('HGET', KEYS[8], variant) then
+    return 9, '', 0, 0
+  end
   if now < tonumber(meta[1]) then
-    return 3, meta[1], 0
+    return 3, meta[1], 0, 0
   end
   if now >= tonumber(meta[2]) then
-    return 4, meta[2], 0
+    return 4, meta[2], 0, 0
   end
   if room and (admitted ~= '1' or not redis.call('ZSCORE', KEYS[7], user)) then
-    return 8, '', 0
+    return 8, '', 0, 0
   end
-  if qty > tonumber(meta[3]) then
-    return 5, meta[3], 0
+  local limit = redis.call('HGET', KEYS[2], 'limit:' .. variant) or meta[3]
+  if qty > tonumber(limit) then
+    return 5, limit, 0, 0
   end
   local existing = redis.call('HGET', KEYS[3], user)
   if existing then
-    return 6, existing, 0
+    return 6, existing, 0, 0
   end
-  local left = redis.call('DECRBY', KEYS[1], qty)
+  local left = redis.call('HINCRBY', KEYS[8], variant, -qty)
   if left < 0 then
     -- Undo our own decrement: stock never stays below zero.
-    return 7, '', redis.call('INCRBY', KEYS[1], qty)
+    left = redis.call('HINCRBY', KEYS[8], variant, qty)
+    return 7, available(), left, tonumber(redis.call('GET', KEYS[1]))
   end
-  local value = orderID .. ':' .. qty .. ':' .. now
+  local saleLeft = redis.call('DECRBY', KEYS[1], qty)
+  local value = orderID .. ':' .. qty .. ':' .. now .. ':' .. variant
   redis.call('HSET', KEYS[3], user, value)
   if idemField ~= '' then
     redis.call('HSET', KEYS[4], idemField, value)
   end
   redis.call('XADD', KEYS[5], '*',
-    'id', orderID, 'item', ARGV[1], 'user', user, 'qty', qty,
+    'id', orderID, 'item', ARGV[1], 'variant', variant, 'user', user, 'qty', qty,
     'idem', idem, 'ts', now)
   if room then
     redis.call('ZREM', KEYS[7], user)
   end
-  return 0, value, left
+  return 0, value, left, saleLeft
 end
 
-for i = 2, #ARGV, 6 do
-  local code, detail, left = reserve(tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2]),
-    ARGV[i + 3], ARGV[i + 4], ARGV[i + 5])
+for i = 2, #ARGV, 7 do
+  local code, detail, left, saleLeft = reserve(tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2]),
+    ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6])
   out[#out + 1] = code
   out[#out + 1] = detail
   out[#out + 1] = left
+  out[#out + 1] = saleLeft
 end
 return out

@@ -1,5 +1,6 @@
-// Package admission caps, per sale, how many purchase requests reach Redis:
-// in each window, a multiple of the stock left (as this server last saw it).
+// Package admission caps, per sale and variant, how many purchase requests
+// reach Redis: in each window, a multiple of the variant's stock left (as
+// this server last saw it).
 // When thousands of shoppers chase a few units, the rest are answered at once
 // without a round trip. The count is per server process.
 package admission
@@ -15,8 +16,12 @@ type Gate struct {
 	window   time.Duration
 	now      func() time.Time
 	mu       sync.Mutex
-	sales    map[int64]*sale
+	sales    map[key]*sale
 }
+
+// key is a variant of a sale, as the purchase named it (0: the sale's only
+// one).
+type key struct{ item, variant int64 }
 
 type sale struct {
 	start    time.Time           // of the current window
@@ -29,7 +34,7 @@ type sale struct {
 // New returns a gate admitting multiple × stock left per window; multiple 0
 // turns it off.
 func New(multiple int, window time.Duration, now func() time.Time) *Gate {
-	return &Gate{multiple: multiple, window: window, now: now, sales: map[int64]*sale{}}
+	return &Gate{multiple: multiple, window: window, now: now, sales: map[key]*sale{}}
 }
 
 // Admit reports whether shopper's request for the sale may run the reserve
@@ -38,13 +43,13 @@ func New(multiple int, window time.Duration, now func() time.Time) *Gate {
 // per-shopper rate limit), so a few accounts sending many requests cannot
 // use up a sale's room. The first shopper of every window is admitted, so
 // stock that comes back (a cancel) is seen within a window.
-func (g *Gate) Admit(itemID int64, shopper string) (ok, soldOut bool) {
+func (g *Gate) Admit(itemID, variantID int64, shopper string) (ok, soldOut bool) {
 	if g == nil || g.multiple <= 0 {
 		return true, false
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	s := g.sales[itemID]
+	s := g.sales[key{itemID, variantID}]
 	if s == nil {
 		// Only Observe adds sales (after Redis answered for a real one), so
 		// requests for made-up ids cannot grow this map.
@@ -66,41 +71,44 @@ func (g *Gate) Admit(itemID int64, shopper string) (ok, soldOut bool) {
 	return true, false
 }
 
-// Observe records the stock left that a reserve answer reported.
-func (g *Gate) Observe(itemID, left int64) {
+// Observe records the variant's stock left that a reserve answer reported.
+func (g *Gate) Observe(itemID, variantID, left int64) {
 	if g == nil || g.multiple <= 0 || left < 0 {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := g.now()
-	s := g.sales[itemID]
+	k := key{itemID, variantID}
+	s := g.sales[k]
 	if s == nil {
 		s = &sale{start: now, shoppers: map[string]struct{}{}}
-		g.sales[itemID] = s
+		g.sales[k] = s
 	}
 	s.left, s.seen = left, now
 }
 
-// Returned records that stock came back to a sale, leaving left: the cap is
-// lifted for a new window at once, so returned stock is never answered as
-// sold out or busy for the rest of the current one.
+// Returned records that stock came back to a sale, leaving left in all:
+// the cap of each of its variants is lifted for a new window at once, so
+// returned stock is never answered as sold out or busy for the rest of the
+// current one. Which variant it went to is not said, so each is taken to
+// have up to left.
 func (g *Gate) Returned(itemID, left int64) {
 	if g == nil || g.multiple <= 0 {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	s := g.sales[itemID]
-	if s == nil {
-		return
-	}
 	now := g.now()
-	s.left, s.seen = left, now
-	s.start, s.n, s.shoppers = now, 0, map[string]struct{}{}
+	for k, s := range g.sales {
+		if k.item == itemID {
+			s.left, s.seen = left, now
+			s.start, s.n, s.shoppers = now, 0, map[string]struct{}{}
+		}
+	}
 }
 
-// Len is how many sales the gate tracks.
+// Len is how many variants of sales the gate tracks.
 func (g *Gate) Len() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()

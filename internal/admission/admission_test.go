@@ -18,7 +18,7 @@ type rig struct {
 func (r *rig) burst(n int) (ok, soldOut int) {
 	for range n {
 		r.seq++
-		a, s := r.g.Admit(1, "s"+strconv.Itoa(r.seq))
+		a, s := r.g.Admit(1, 0, "s"+strconv.Itoa(r.seq))
 		if a {
 			ok++
 		} else if s {
@@ -35,12 +35,12 @@ func TestGate(t *testing.T) {
 	if ok, _ := r.burst(50); ok != 50 {
 		t.Fatalf("before any stock is known: %d of 50 admitted, want all", ok)
 	}
-	r.g.Observe(1, 2)
+	r.g.Observe(1, 0, 2)
 	r.now = r.now.Add(time.Second)
 	if ok, _ := r.burst(50); ok != 6 {
 		t.Fatalf("2 left, multiple 3: %d admitted in a window, want 6", ok)
 	}
-	r.g.Observe(1, 0)
+	r.g.Observe(1, 0, 0)
 	if ok, sold := r.burst(10); ok != 0 || sold != 10 {
 		t.Fatalf("sold out this window: %d admitted, %d sold out; want 0 and 10", ok, sold)
 	}
@@ -48,7 +48,7 @@ func TestGate(t *testing.T) {
 	if ok, sold := r.burst(50); ok != 1 || sold != 0 {
 		t.Fatalf("next window: %d admitted (want the 1 probe), %d told sold out (want 0: the zero is stale)", ok, sold)
 	}
-	r.g.Observe(1, 1) // the probe saw a unit a cancel put back
+	r.g.Observe(1, 0, 1) // the probe saw a unit a cancel put back
 	r.now = r.now.Add(time.Second)
 	if ok, _ := r.burst(10); ok != 3 {
 		t.Fatalf("after stock came back: %d admitted, want 3", ok)
@@ -62,15 +62,15 @@ func TestFewAccountsCannotStarveASale(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	g := admission.New(10, time.Second, func() time.Time { return now })
-	g.Observe(1, 4) // room for 40 shoppers a second
+	g.Observe(1, 0, 4) // room for 40 shoppers a second
 	for range 5 {
 		for b := range 20 {
-			g.Admit(1, "bot"+strconv.Itoa(b))
+			g.Admit(1, 0, "bot"+strconv.Itoa(b))
 		}
 	}
 	honest := 0
 	for h := range 10 {
-		if ok, _ := g.Admit(1, "person"+strconv.Itoa(h)); ok {
+		if ok, _ := g.Admit(1, 0, "person"+strconv.Itoa(h)); ok {
 			honest++
 		}
 	}
@@ -82,14 +82,14 @@ func TestFewAccountsCannotStarveASale(t *testing.T) {
 func TestGateMemoryAndOff(t *testing.T) {
 	t.Parallel()
 	g := admission.New(3, time.Second, time.Now)
-	g.Observe(1, 5)
+	g.Observe(1, 0, 5)
 	for id := range int64(10000) { // made-up sale ids must not grow the gate
-		g.Admit(1000+id, "x")
+		g.Admit(1000+id, 0, "x")
 	}
 	if g.Len() != 1 {
 		t.Fatalf("the gate tracks %d sales after requests for made-up ids, want 1", g.Len())
 	}
-	if ok, _ := admission.New(0, time.Second, time.Now).Admit(1, "x"); !ok {
+	if ok, _ := admission.New(0, time.Second, time.Now).Admit(1, 0, "x"); !ok {
 		t.Fatal("a gate that is off refused")
 	}
 }

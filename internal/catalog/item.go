@@ -10,14 +10,27 @@ import (
 var (
 	ErrNotFound      = errors.New("catalog: item not found")
 	ErrStockConflict = errors.New("catalog: stock_total below what is already sold")
+	// ErrVariantNotFound: no such variant in this sale.
+	ErrVariantNotFound = errors.New("catalog: variant not found")
+	// ErrLabelTaken: another variant of the sale has the label.
+	ErrLabelTaken = errors.New("catalog: variant label taken")
+	// ErrSaleOpened: variants are added and removed only before a sale opens.
+	ErrSaleOpened = errors.New("catalog: the sale has opened")
+	// ErrVariantCount: a sale has 1 to MaxVariants variants.
+	ErrVariantCount = errors.New("catalog: a sale has 1 to 64 variants")
+	// ErrSaleStockOfVariants: a sale of several variants has the sum of
+	// their stock; its stock_total changes through a variant.
+	ErrSaleStockOfVariants = errors.New("catalog: stock_total of a sale with variants is the sum of theirs")
 )
 
 // Item is one sale as stored in MySQL. Stock is the authoritative available
-// stock: StockTotal minus every order persisted and still active.
+// stock: StockTotal minus every order persisted and still active. Both are
+// the sums of the variants', kept so in the same transactions.
 type Item struct {
 	ID           int64
 	Name         string
 	Description  string
+	ImageURL     string
 	PriceCents   int64
 	StockTotal   int
 	Stock        int
@@ -27,6 +40,19 @@ type Item struct {
 	EndsAt       time.Time
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	// Variants are what a shopper picks from, in the shop's order; every
+	// sale has at least one.
+	Variants []Variant `gorm:"-"`
+}
+
+// Variant returns the sale's variant with id.
+func (it Item) Variant(id int64) (Variant, bool) {
+	for _, v := range it.Variants {
+		if v.ID == id {
+			return v, true
+		}
+	}
+	return Variant{}, false
 }
 
 // Status values of a sale as shoppers see it.
@@ -56,6 +82,7 @@ func (it Item) Status(now time.Time, stockLeft int) string {
 type Patch struct {
 	Name         *string
 	Description  *string
+	ImageURL     *string
 	PriceCents   *int64
 	StockTotal   *int
 	PerUserLimit *int
@@ -68,6 +95,7 @@ type Patch struct {
 func (p Patch) Apply(it Item) Item {
 	set(&it.Name, p.Name)
 	set(&it.Description, p.Description)
+	set(&it.ImageURL, p.ImageURL)
 	set(&it.PriceCents, p.PriceCents)
 	set(&it.StockTotal, p.StockTotal)
 	set(&it.PerUserLimit, p.PerUserLimit)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -19,17 +20,46 @@ func NewStore(db *gorm.DB) *Store { return &Store{db: db} }
 // TableName maps Item onto the items table; its fields need no tags.
 func (Item) TableName() string { return "items" }
 
-// Create inserts it with all of its stock available and returns it with its
-// id and timestamps.
+// Create inserts it and its variants with all of their stock available and
+// returns it with ids and timestamps. A sale given no variants gets one,
+// DefaultLabel, holding its StockTotal; otherwise its StockTotal is the sum
+// of theirs. It returns ErrLabelTaken for two variants of one label.
 func (s *Store) Create(ctx context.Context, it Item) (Item, error) {
+	if len(it.Variants) == 0 {
+		it.Variants = []Variant{{Label: DefaultLabel, StockTotal: it.StockTotal}}
+	}
+	it.StockTotal = 0
+	for i := range it.Variants {
+		v := &it.Variants[i]
+		v.ID, v.Position, v.Stock = 0, i, v.StockTotal
+		it.StockTotal += v.StockTotal
+	}
 	it.Stock = it.StockTotal
-	if err := s.db.WithContext(ctx).Create(&it).Error; err != nil {
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		variants := it.Variants
+		if err := tx.Create(&it).Error; err != nil {
+			return err
+		}
+		for i := range variants {
+			variants[i].ItemID = it.ID
+		}
+		return translate(tx.Create(&variants).Error)
+	})
+	if err != nil {
 		return Item{}, fmt.Errorf("create item: %w", err)
 	}
 	return s.Get(ctx, it.ID)
 }
 
-// Get returns the item, or ErrNotFound.
+// translate names the one constraint a caller can break by its input.
+func translate(err error) error {
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return ErrLabelTaken
+	}
+	return err
+}
+
+// Get returns the item with its variants, or ErrNotFound.
 func (s *Store) Get(ctx context.Context, id int64) (Item, error) {
 	var it Item
 	err := s.db.WithContext(ctx).Take(&it, id).Error
@@ -39,7 +69,32 @@ func (s *Store) Get(ctx context.Context, id int64) (Item, error) {
 	if err != nil {
 		return Item{}, fmt.Errorf("get item %d: %w", id, err)
 	}
-	return it, nil
+	items := []Item{it}
+	if err := withVariants(s.db.WithContext(ctx), items); err != nil {
+		return Item{}, err
+	}
+	return items[0], nil
+}
+
+// withVariants fills in the variants of items with one query.
+func withVariants(q *gorm.DB, items []Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(items))
+	at := make(map[int64]int, len(items))
+	for i, it := range items {
+		ids[i], at[it.ID] = it.ID, i
+	}
+	var vs []Variant
+	if err := q.Where("item_id IN ?", ids).Order("item_id, position, id").Find(&vs).Error; err != nil {
+		return fmt.Errorf("list variants: %w", err)
+	}
+	for _, v := range vs {
+		it := &items[at[v.ItemID]]
+		it.Variants = append(it.Variants, v)
+	}
+	return nil
 }
 
 // List returns every item, soonest sale first.
@@ -64,39 +119,50 @@ func (s *Store) find(ctx context.Context, q *gorm.DB) ([]Item, error) {
 	if err := q.Order("starts_at, id").Find(&items).Error; err != nil {
 		return nil, fmt.Errorf("list items: %w", err)
 	}
-	return items, nil
+	return items, withVariants(s.db.WithContext(ctx), items)
 }
 
-// Update writes the patched fields. A stock_total change moves the available
-// stock by the same delta, refusing to take it below zero (ErrStockConflict).
-// locked, if not nil, runs while the row is locked, with the row as it is and
-// as it will be; an error from it rolls the update back. Callers use it to
-// change Redis in step: nothing else can change the item meanwhile. It
-// returns the item as written, without reading it back, so a failure after
-// the commit can never be mistaken for a failed update.
+// Update writes the patched fields of the sale. A stock_total change moves
+// the available stock by the same delta, refusing to take it below zero
+// (ErrStockConflict); on a sale of one variant it changes that variant's,
+// and on a sale of several it is refused (ErrSaleStockOfVariants): change a
+// variant instead. locked, if not nil, runs while the row is locked, with
+// the sale as it is and as it will be, variants included; an error from it
+// rolls the update back. Callers use it to change Redis in step: nothing
+// else can change the sale meanwhile. It returns the sale as written,
+// without reading it back, so a failure after the commit can never be
+// mistaken for a failed update.
 func (s *Store) Update(ctx context.Context, id int64, p Patch, locked func(cur, next Item) error) (Item, error) {
 	var next Item
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var cur Item
-		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Take(&cur, id).Error; err != nil {
-			if errors.Is(err, gorm.ErrRecordNotFound) {
-				return ErrNotFound
-			}
+		cur, err := lockItem(tx, id)
+		if err != nil {
 			return err
 		}
 		next = p.Apply(cur)
+		next.Variants = slices.Clone(cur.Variants)
 		delta := next.StockTotal - cur.StockTotal
+		if delta != 0 && len(cur.Variants) != 1 {
+			return ErrSaleStockOfVariants
+		}
 		next.Stock = cur.Stock + delta
 		if next.Stock < 0 {
 			return ErrStockConflict // the row is locked, so this check is exact
+		}
+		if delta != 0 {
+			v := &next.Variants[0]
+			v.StockTotal, v.Stock = v.StockTotal+delta, v.Stock+delta
 		}
 		if locked != nil {
 			if err := locked(cur, next); err != nil {
 				return err
 			}
 		}
+		if err := moveVariantStock(tx, next.Variants, delta); err != nil {
+			return err
+		}
 		return tx.Model(&Item{}).Where("id = ?", id).Updates(map[string]any{
-			"name": next.Name, "description": next.Description, "price_cents": next.PriceCents,
+			"name": next.Name, "description": next.Description, "image_url": next.ImageURL, "price_cents": next.PriceCents,
 			"per_user_limit": next.PerUserLimit, "room_rate": next.RoomRate, "starts_at": next.StartsAt, "ends_at": next.EndsAt,
 			"stock_total": next.StockTotal, "stock": gorm.Expr("stock + ?", delta),
 		}).Error
@@ -105,6 +171,34 @@ func (s *Store) Update(ctx context.Context, id int64, p Patch, locked func(cur, 
 		return Item{}, fmt.Errorf("update item %d: %w", id, err)
 	}
 	return next, nil
+}
+
+// moveVariantStock adds delta to the stock of a sale's only variant.
+func moveVariantStock(tx *gorm.DB, vs []Variant, delta int) error {
+	if delta == 0 {
+		return nil
+	}
+	return tx.Model(&Variant{}).Where("id = ?", vs[0].ID).Updates(map[string]any{
+		"stock_total": gorm.Expr("stock_total + ?", delta), "stock": gorm.Expr("stock + ?", delta),
+	}).Error
+}
+
+// lockItem reads the sale and its variants with the sale's row locked for
+// update: every writer of a sale's stock, the variants' included, takes that
+// lock first.
+func lockItem(tx *gorm.DB, id int64) (Item, error) {
+	var cur Item
+	if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Take(&cur, id).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return Item{}, ErrNotFound
+		}
+		return Item{}, err
+	}
+	items := []Item{cur}
+	if err := withVariants(tx, items); err != nil {
+		return Item{}, err
+	}
+	return items[0], nil
 }
 
 // GetShared reads the item with a shared row lock, inside a transaction: it
@@ -119,5 +213,9 @@ func (s *Store) GetShared(ctx context.Context, id int64) (Item, error) {
 	if res.RowsAffected == 0 {
 		return Item{}, fmt.Errorf("get item %d: %w", id, ErrNotFound)
 	}
-	return it, nil
+	items := []Item{it}
+	if err := withVariants(s.db.WithContext(ctx), items); err != nil {
+		return Item{}, err
+	}
+	return items[0], nil
 }

@@ -14,6 +14,9 @@ import (
 type SaleChanger interface {
 	Create(ctx context.Context, it catalog.Item) (catalog.Item, error)
 	Update(ctx context.Context, id int64, p catalog.Patch) (catalog.Item, error)
+	UpdateVariant(ctx context.Context, itemID, variantID int64, p catalog.VariantPatch) (catalog.Item, error)
+	AddVariant(ctx context.Context, itemID int64, v catalog.Variant) (catalog.Item, error)
+	DeleteVariant(ctx context.Context, itemID, variantID int64) (catalog.Item, error)
 }
 
 // SyncAdmin keeps Redis in step with MySQL on an admin's word
@@ -40,13 +43,8 @@ type adminAPI struct {
 }
 
 func (a adminAPI) createItem(c *gin.Context) {
-	p, err := readPatch(c)
+	it, err := readNewItem(c)
 	if err != nil {
-		a.fail(c, err)
-		return
-	}
-	it := p.Apply(catalog.Item{PerUserLimit: 1})
-	if err := validate(it); err != nil {
 		a.fail(c, err)
 		return
 	}

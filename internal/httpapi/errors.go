@@ -22,12 +22,15 @@ import (
 // Error is an answer the API gives on purpose: a code shoppers' programs can
 // switch on, a message people can read, and the field at fault if any.
 type Error struct {
-	Status    int    `json:"-"`
-	Code      string `json:"code"`
-	Message   string `json:"message"`
-	Field     string `json:"field,omitempty"`
-	OrderID   string `json:"order_id,omitempty"` // already_purchased: the order held
-	wrongType bool   // a JSON value of the wrong type, e.g. "2" for a number
+	Status  int    `json:"-"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+	OrderID string `json:"order_id,omitempty"` // already_purchased: the order held
+	// AvailableVariants are, in a sold_out answer, the sale's variants that
+	// still have stock, so the page can offer them.
+	AvailableVariants *[]int64 `json:"available_variants,omitempty"`
+	wrongType         bool     // a JSON value of the wrong type, e.g. "2" for a number
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -64,11 +67,19 @@ var (
 	errCSRF           = apiErr(http.StatusForbidden, "csrf_rejected", "this request must come from the shop's own pages")
 	errRateLimited    = apiErr(http.StatusTooManyRequests, "rate_limited", "too many requests; slow down and retry after the time in Retry-After")
 
-	errItemNotFound     = apiErr(http.StatusNotFound, "item_not_found", "no such sale")
-	errStockConflict    = apiErr(http.StatusConflict, "stock_conflict", "stock_total cannot go below what is already sold")
-	errNotStarted       = apiErr(http.StatusForbidden, "not_started", "the sale has not started yet")
-	errEnded            = apiErr(http.StatusForbidden, "ended", "the sale has ended")
-	errSoldOut          = apiErr(http.StatusGone, "sold_out", "sold out")
+	errItemNotFound    = apiErr(http.StatusNotFound, "item_not_found", "no such sale")
+	errStockConflict   = apiErr(http.StatusConflict, "stock_conflict", "stock_total cannot go below what is already sold")
+	errNotStarted      = apiErr(http.StatusForbidden, "not_started", "the sale has not started yet")
+	errEnded           = apiErr(http.StatusForbidden, "ended", "the sale has ended")
+	errSoldOut         = soldOutErr(nil)
+	errVariantNotFound = apiErr(http.StatusNotFound, "variant_not_found", "this sale has no such variant")
+	errVariantRequired = &Error{Status: http.StatusBadRequest, Code: "variant_required",
+		Message: "this sale has several variants: name one with variant_id", Field: "variant_id"}
+	errLabelTaken          = apiErr(http.StatusConflict, "label_taken", "another variant of this sale has that label")
+	errSaleOpened          = apiErr(http.StatusConflict, "sale_opened", "variants are added and removed only before the sale opens")
+	errVariantCount        = apiErr(http.StatusConflict, "variant_count", "a sale has 1 to 64 variants")
+	errSaleStockOfVariants = &Error{Status: http.StatusBadRequest, Code: "invalid_request", Field: "stock_total",
+		Message: "stock_total of a sale with several variants is the sum of theirs: change a variant's"}
 	errBadPurchaseToken = apiErr(http.StatusForbidden, "invalid_purchase_token",
 		"the purchase token is missing, forged or expired; fetch a new one from /purchase-token")
 	errInvalidQuantity = &Error{Status: http.StatusBadRequest, Code: "invalid_quantity",
@@ -91,6 +102,15 @@ var (
 	errOrderPending   = apiErr(http.StatusConflict, "order_pending", "your order is still being saved; try again in a moment")
 )
 
+// soldOutErr is the sold_out answer naming the variants that still have
+// stock (none when the whole sale is gone).
+func soldOutErr(available []int64) *Error {
+	if available == nil {
+		available = []int64{}
+	}
+	return &Error{Status: http.StatusGone, Code: "sold_out", Message: "sold out", AvailableVariants: &available}
+}
+
 // errorTable maps domain errors to answers. It is the only place that does.
 var errorTable = []struct {
 	err error
@@ -98,6 +118,13 @@ var errorTable = []struct {
 }{
 	{catalog.ErrNotFound, errItemNotFound},
 	{catalog.ErrStockConflict, errStockConflict},
+	{catalog.ErrVariantNotFound, errVariantNotFound},
+	{catalog.ErrLabelTaken, errLabelTaken},
+	{catalog.ErrSaleOpened, errSaleOpened},
+	{catalog.ErrVariantCount, errVariantCount},
+	{catalog.ErrSaleStockOfVariants, errSaleStockOfVariants},
+	{stock.ErrVariantNotFound, errVariantNotFound},
+	{stock.ErrVariantRequired, errVariantRequired},
 	{stock.ErrStockConflict, errStockConflict},
 	{order.ErrNotFound, errOrderNotFound},
 	{order.ErrPaid, errOrderPaid},
@@ -124,6 +151,10 @@ func lookup(err error) *Error {
 		e := *errAlreadyPurchased
 		e.OrderID = ap.Existing.OrderID
 		return &e
+	}
+	var so *stock.SoldOutError
+	if errors.As(err, &so) {
+		return soldOutErr(so.Available)
 	}
 	for _, row := range errorTable {
 		if errors.Is(err, row.err) {

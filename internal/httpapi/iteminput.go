@@ -13,16 +13,19 @@ import (
 type itemInput struct {
 	Name         *string `json:"name"`
 	Description  *string `json:"description"`
+	ImageURL     *string `json:"image_url"`
 	PriceCents   *int64  `json:"price_cents"`
 	StockTotal   *int    `json:"stock_total"`
 	PerUserLimit *int    `json:"per_user_limit"`
 	RoomRate     *int    `json:"room_rate"`
 	StartsAt     *string `json:"starts_at"`
 	EndsAt       *string `json:"ends_at"`
+	// Variants only on create; they are changed one by one afterwards.
+	Variants *[]variantInput `json:"variants"`
 }
 
 func (in itemInput) patch() (catalog.Patch, error) {
-	p := catalog.Patch{Name: in.Name, Description: in.Description, PriceCents: in.PriceCents,
+	p := catalog.Patch{Name: in.Name, Description: in.Description, ImageURL: in.ImageURL, PriceCents: in.PriceCents,
 		StockTotal: in.StockTotal, PerUserLimit: in.PerUserLimit, RoomRate: in.RoomRate}
 	var err error
 	if p.StartsAt, err = parseTime("starts_at", in.StartsAt); err != nil {
@@ -54,6 +57,8 @@ func validate(it catalog.Item) error {
 		return invalid("name", "name is required, at most 200 characters")
 	case len(it.Description) > 10000:
 		return invalid("description", "description is at most 10000 characters")
+	case !validImageURL(it.ImageURL):
+		return invalid("image_url", imageURLRule)
 	case it.PriceCents < 0 || it.PriceCents > 1e12:
 		return invalid("price_cents", "price_cents must be a whole number from 0 to 10^12")
 	case it.StockTotal < 1 || it.StockTotal > 10_000_000:
@@ -72,11 +77,41 @@ func validate(it catalog.Item) error {
 	return nil
 }
 
-// readPatch decodes a create or update body into a patch.
+// readPatch decodes an update body into a patch.
 func readPatch(c *gin.Context) (catalog.Patch, error) {
 	var in itemInput
 	if err := decode(c, &in, false); err != nil {
 		return catalog.Patch{}, err
 	}
+	if in.Variants != nil {
+		return catalog.Patch{}, invalid("variants", "variants are changed one by one, under /variants/{variant_id}")
+	}
 	return in.patch()
+}
+
+// readNewItem decodes and checks a create body: the sale and its variants.
+// A sale sent with variants has the sum of their stock, so it must not send
+// its own stock_total; one sent without gets a single "Default" variant.
+func readNewItem(c *gin.Context) (catalog.Item, error) {
+	var in itemInput
+	if err := decode(c, &in, false); err != nil {
+		return catalog.Item{}, err
+	}
+	p, err := in.patch()
+	if err != nil {
+		return catalog.Item{}, err
+	}
+	it := p.Apply(catalog.Item{PerUserLimit: 1})
+	if in.Variants != nil {
+		if in.StockTotal != nil {
+			return catalog.Item{}, invalid("stock_total", "stock_total is the sum of the variants' stock_total: send one or the other")
+		}
+		if it.Variants, err = newVariants(*in.Variants, it); err != nil {
+			return catalog.Item{}, err
+		}
+		for _, v := range it.Variants {
+			it.StockTotal += v.StockTotal
+		}
+	}
+	return it, validate(it)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
 )
@@ -35,22 +36,26 @@ type OrderLife interface {
 // orderAPI is a shopper's orders: what they hold, paying and cancelling.
 type orderAPI struct {
 	replier
+	catalog SaleReader // names the variants of orders still pending
 	orders  OrderReader
 	pending PendingOrders
 	life    OrderLife
 }
 
 type orderJSON struct {
-	OrderID   string    `json:"order_id"`
-	ItemID    int64     `json:"item_id"`
-	UserID    string    `json:"user_id"`
-	Quantity  int       `json:"quantity"`
-	Status    string    `json:"status"`
-	CreatedAt time.Time `json:"created_at"`
+	OrderID      string    `json:"order_id"`
+	ItemID       int64     `json:"item_id"`
+	VariantID    int64     `json:"variant_id"`
+	VariantLabel string    `json:"variant_label"`
+	UserID       string    `json:"user_id"`
+	Quantity     int       `json:"quantity"`
+	Status       string    `json:"status"`
+	CreatedAt    time.Time `json:"created_at"`
 }
 
 func toJSON(o order.Order) orderJSON {
-	return orderJSON{OrderID: o.ID, ItemID: o.ItemID, UserID: o.UserID, Quantity: o.Quantity,
+	return orderJSON{OrderID: o.ID, ItemID: o.ItemID, VariantID: o.VariantID, VariantLabel: o.VariantLabel,
+		UserID: o.UserID, Quantity: o.Quantity,
 		Status: o.Status, CreatedAt: o.CreatedAt.UTC()}
 }
 
@@ -120,10 +125,28 @@ func (a orderAPI) pendingOrders(ctx context.Context, user string) ([]orderJSON, 
 	}
 	out := make([]orderJSON, 0, len(held))
 	for itemID, b := range held {
-		out = append(out, orderJSON{OrderID: b.OrderID, ItemID: itemID, UserID: user, Quantity: b.Quantity,
-			Status: order.StatusPending, CreatedAt: b.CreatedAt})
+		o := orderJSON{OrderID: b.OrderID, ItemID: itemID, VariantID: b.VariantID, UserID: user,
+			Quantity: b.Quantity, Status: order.StatusPending, CreatedAt: b.CreatedAt}
+		if o.VariantLabel, err = a.variantLabel(ctx, itemID, b.VariantID); err != nil {
+			return nil, err
+		}
+		out = append(out, o)
 	}
 	return out, nil
+}
+
+// variantLabel names a variant of a sale; a shopper holds few orders at
+// once, so this costs a read or two.
+func (a orderAPI) variantLabel(ctx context.Context, itemID, variantID int64) (string, error) {
+	it, err := a.catalog.Get(ctx, itemID)
+	if errors.Is(err, catalog.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	v, _ := it.Variant(variantID)
+	return v.Label, nil
 }
 
 // pendingOrder is the shopper's reservation id in Redis, if it is there.

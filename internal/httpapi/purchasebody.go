@@ -1,53 +1,84 @@
 package httpapi
 
 import (
+	"bytes"
+
 	"github.com/gin-gonic/gin"
 )
 
-// purchaseQuantity reads the body's quantity, 1 if the body is empty.
-func purchaseQuantity(c *gin.Context) (int, error) {
+// purchaseBody reads the body's variant_id (0 when absent: the sale's only
+// variant) and quantity (1 when absent, or when the body is empty).
+func purchaseBody(c *gin.Context) (variantID int64, qty int, err error) {
 	raw, err := readBody(c)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	if qty, ok := plainQuantity(raw); ok {
-		return qty, nil
+	if variantID, qty, ok := plainPurchase(raw); ok {
+		return variantID, qty, nil
 	}
 	var body struct {
-		Quantity *int `json:"quantity"`
+		VariantID *int64 `json:"variant_id"`
+		Quantity  *int   `json:"quantity"`
 	}
 	if err := decodeBody(raw, &body, true); err != nil {
 		if ae, ok := err.(*Error); ok && ae.Field == "quantity" && ae.wrongType {
-			return 0, errInvalidQuantity
+			return 0, 0, errInvalidQuantity
 		}
-		return 0, err
+		return 0, 0, err
 	}
-	if body.Quantity == nil {
-		return 1, nil
+	qty = 1
+	if body.Quantity != nil {
+		qty = *body.Quantity
 	}
-	return *body.Quantity, nil
+	if body.VariantID != nil {
+		if *body.VariantID <= 0 {
+			return 0, 0, errVariantNotFound
+		}
+		variantID = *body.VariantID
+	}
+	return variantID, qty, nil
 }
 
-// plainQuantity reads the body every shop page sends, {"quantity":N} with
-// N of 1 to 4 digits and no spaces, without the strict JSON decoder; any
-// other body (spaces, other keys, anything odd) goes to the decoder.
-func plainQuantity(b []byte) (int, bool) {
-	const head = `{"quantity":`
-	if len(b) < len(head)+2 || len(b) > len(head)+5 || string(b[:len(head)]) != head || b[len(b)-1] != '}' {
-		return 0, false
+// plainPurchase reads the bodies the shop pages send, {"quantity":N} and
+// {"variant_id":V,"quantity":N} with no spaces, without the strict JSON
+// decoder; any other body (spaces, other keys or order, anything odd) goes
+// to the decoder.
+func plainPurchase(b []byte) (variantID int64, qty int, ok bool) {
+	const variantHead, qtyHead = `{"variant_id":`, `"quantity":`
+	rest := b
+	if len(rest) == 0 || rest[0] != '{' {
+		return 0, 0, false
 	}
-	digits := b[len(head) : len(b)-1]
-	if digits[0] == '0' {
-		return 0, false
-	}
-	n := 0
-	for _, d := range digits {
-		if d < '0' || d > '9' {
-			return 0, false
+	if bytes.HasPrefix(rest, []byte(variantHead)) {
+		v, n := leadingNumber(rest[len(variantHead):], 18)
+		if n == 0 || len(rest) < len(variantHead)+n+1 || rest[len(variantHead)+n] != ',' {
+			return 0, 0, false
 		}
-		n = n*10 + int(d-'0')
+		variantID, rest = v, rest[len(variantHead)+n+1:]
+	} else {
+		rest = rest[1:]
 	}
-	return n, true
+	if !bytes.HasPrefix(rest, []byte(qtyHead)) {
+		return 0, 0, false
+	}
+	q, n := leadingNumber(rest[len(qtyHead):], 4)
+	if n == 0 || len(rest) != len(qtyHead)+n+1 || rest[len(rest)-1] != '}' {
+		return 0, 0, false
+	}
+	return variantID, int(q), true
+}
+
+// leadingNumber reads a positive whole number of at most max digits, with
+// no leading zero, from the start of b; n is how many bytes it took (0: none).
+func leadingNumber(b []byte, max int) (v int64, n int) {
+	for n < len(b) && n <= max && b[n] >= '0' && b[n] <= '9' {
+		v = v*10 + int64(b[n]-'0')
+		n++
+	}
+	if n == 0 || n > max || b[0] == '0' {
+		return 0, 0
+	}
+	return v, n
 }
 
 func validIdempotencyKey(k string) bool {

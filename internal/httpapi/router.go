@@ -134,6 +134,9 @@ func New(d Deps) *gin.Engine {
 	adm.GET("/events", admin.events)
 	adm.POST("/items", admin.createItem)
 	adm.PATCH("/items/:id", admin.updateItem)
+	adm.POST("/items/:id/variants", admin.addVariant)
+	adm.PATCH("/items/:id/variants/:vid", admin.updateVariant)
+	adm.DELETE("/items/:id/variants/:vid", admin.deleteVariant)
 	adm.POST("/items/:id/warm", admin.warmItem)
 	adm.GET("/items/:id/stats", admin.itemStats)
 	adm.GET("/reconcile", admin.reconcile)
@@ -169,7 +172,7 @@ func newAreas(d Deps) areas {
 		sessions: sessionAPI{replier: rep, guards: g, tokens: d.Tokens, demoLogin: d.DemoLogin, cookies: cookies},
 		shop: shopAPI{saleView: sales, sales: d.Sales, gate: d.Gate, soldOut: d.SoldOut, tokens: purchaseTok,
 			newOrderID: d.NewOrderID},
-		orders: orderAPI{replier: rep, orders: d.Orders, pending: d.Stock, life: d.Sales},
+		orders: orderAPI{replier: rep, catalog: d.Catalog, orders: d.Orders, pending: d.Stock, life: d.Sales},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
 			window: purchaseTok.ttl, admissions: admissionTok},
 		admin: adminAPI{saleView: sales, sales: d.Sales, sync: d.Syncer, dashboard: d.Events, sse: sse},

@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/stock"
 )
 
 // SaleReader reads sales from MySQL (catalog.Store).
@@ -17,22 +18,37 @@ type SaleReader interface {
 
 // StockLevels reads live stock from Redis (stock.Store).
 type StockLevels interface {
-	Levels(ctx context.Context, itemIDs []int64) (map[int64]int64, error)
+	Levels(ctx context.Context, itemIDs []int64) (map[int64]stock.Level, error)
 }
 
 // itemJSON is a sale as the API shows it.
 type itemJSON struct {
-	ID           int64     `json:"id"`
-	Name         string    `json:"name"`
-	Description  string    `json:"description"`
-	PriceCents   int64     `json:"price_cents"`
-	StockTotal   int       `json:"stock_total"`
-	StockLeft    int       `json:"stock_left"`
-	PerUserLimit int       `json:"per_user_limit"`
-	RoomRate     int       `json:"room_rate"`
-	StartsAt     time.Time `json:"starts_at"`
-	EndsAt       time.Time `json:"ends_at"`
-	Status       string    `json:"status"`
+	ID           int64         `json:"id"`
+	Name         string        `json:"name"`
+	Description  string        `json:"description"`
+	ImageURL     string        `json:"image_url"`
+	PriceCents   int64         `json:"price_cents"`
+	StockTotal   int           `json:"stock_total"`
+	StockLeft    int           `json:"stock_left"`
+	PerUserLimit int           `json:"per_user_limit"`
+	RoomRate     int           `json:"room_rate"`
+	StartsAt     time.Time     `json:"starts_at"`
+	EndsAt       time.Time     `json:"ends_at"`
+	Status       string        `json:"status"`
+	Variants     []variantJSON `json:"variants"`
+}
+
+// variantJSON is one variant of a sale as the API shows it; price_cents
+// and per_user_limit are the ones that apply to it.
+type variantJSON struct {
+	ID           int64  `json:"id"`
+	Label        string `json:"label"`
+	PriceCents   int64  `json:"price_cents"`
+	PerUserLimit int    `json:"per_user_limit"`
+	ImageURL     string `json:"image_url"`
+	StockTotal   int    `json:"stock_total"`
+	StockLeft    int    `json:"stock_left"`
+	Status       string `json:"status"`
 }
 
 // saleView loads sales and shows them with live stock: the shop, the room
@@ -45,14 +61,25 @@ type saleView struct {
 }
 
 // present shows it with live stock from Redis when warm, else MySQL's.
-func present(it catalog.Item, levels map[int64]int64, now time.Time) itemJSON {
+func present(it catalog.Item, levels map[int64]stock.Level, now time.Time) itemJSON {
+	level, warm := levels[it.ID]
 	left := it.Stock
-	if n, ok := levels[it.ID]; ok {
-		left = int(n)
+	if warm {
+		left = int(level.Total)
 	}
-	return itemJSON{ID: it.ID, Name: it.Name, Description: it.Description, PriceCents: it.PriceCents,
-		StockTotal: it.StockTotal, StockLeft: left, PerUserLimit: it.PerUserLimit, RoomRate: it.RoomRate,
-		StartsAt: it.StartsAt.UTC(), EndsAt: it.EndsAt.UTC(), Status: it.Status(now, left)}
+	out := itemJSON{ID: it.ID, Name: it.Name, Description: it.Description, ImageURL: it.ImageURL,
+		PriceCents: it.PriceCents, StockTotal: it.StockTotal, StockLeft: left, PerUserLimit: it.PerUserLimit,
+		RoomRate: it.RoomRate, StartsAt: it.StartsAt.UTC(), EndsAt: it.EndsAt.UTC(), Status: it.Status(now, left),
+		Variants: make([]variantJSON, len(it.Variants))}
+	for i, v := range it.Variants {
+		vleft := v.Stock
+		if n, ok := level.Variants[v.ID]; ok {
+			vleft = int(n)
+		}
+		out.Variants[i] = variantJSON{ID: v.ID, Label: v.Label, PriceCents: v.Price(it), PerUserLimit: v.Limit(it),
+			ImageURL: v.ImageURL, StockTotal: v.StockTotal, StockLeft: vleft, Status: it.Status(now, vleft)}
+	}
+	return out
 }
 
 // itemFromPath loads the sale named by :id; when it cannot, it has

@@ -85,11 +85,12 @@ func (s shopAPI) purchaseToken(c *gin.Context) {
 }
 
 type purchaseJSON struct {
-	OrderID  string `json:"order_id"`
-	ItemID   int64  `json:"item_id"`
-	UserID   string `json:"user_id"`
-	Quantity int    `json:"quantity"`
-	Status   string `json:"status"`
+	OrderID   string `json:"order_id"`
+	ItemID    int64  `json:"item_id"`
+	VariantID int64  `json:"variant_id"`
+	UserID    string `json:"user_id"`
+	Quantity  int    `json:"quantity"`
+	Status    string `json:"status"`
 }
 
 // purchase reserves stock with one script call. A replayed Idempotency-Key
@@ -107,7 +108,7 @@ func (s shopAPI) purchase(c *gin.Context) {
 		return
 	}
 	res, err := s.sales.Reserve(c.Request.Context(), req)
-	s.observe(req.ItemID, res, err)
+	s.observe(req, res, err)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -118,8 +119,8 @@ func (s shopAPI) purchase(c *gin.Context) {
 		c.Header("Idempotent-Replayed", "true")
 	}
 	c.Set(outcomeKey, outcome)
-	c.JSON(http.StatusAccepted, purchaseJSON{OrderID: res.OrderID, ItemID: req.ItemID, UserID: req.UserID,
-		Quantity: res.Quantity, Status: order.StatusPending})
+	c.JSON(http.StatusAccepted, purchaseJSON{OrderID: res.OrderID, ItemID: req.ItemID, VariantID: res.VariantID,
+		UserID: req.UserID, Quantity: res.Quantity, Status: order.StatusPending})
 }
 
 func (s shopAPI) purchaseRequest(c *gin.Context) (stock.Request, error) {
@@ -127,7 +128,7 @@ func (s shopAPI) purchaseRequest(c *gin.Context) (stock.Request, error) {
 	if err != nil {
 		return stock.Request{}, err
 	}
-	qty, err := purchaseQuantity(c)
+	variantID, qty, err := purchaseBody(c)
 	if err != nil {
 		return stock.Request{}, err
 	}
@@ -138,39 +139,47 @@ func (s shopAPI) purchaseRequest(c *gin.Context) (stock.Request, error) {
 	if !validIdempotencyKey(key) {
 		return stock.Request{}, invalid("Idempotency-Key", "Idempotency-Key must be 1-128 visible ASCII characters")
 	}
-	return stock.Request{ItemID: id, UserID: userOf(c), Quantity: qty, OrderID: s.newOrderID(),
+	return stock.Request{ItemID: id, VariantID: variantID, UserID: userOf(c), Quantity: qty, OrderID: s.newOrderID(),
 		IdempotencyKey: key, Now: s.now(), Admitted: c.GetBool(admittedKey)}, nil
 }
 
-// admit asks the admission gate whether req may reach Redis: nil, errBusy,
-// or stock.ErrSoldOut. The gate sheds a stampede on a sale's last units; a
-// waiting room's admitted shoppers are no stampede (the room lets through no
-// more of them than the stock left can serve), and turning one away would
-// leave their unit held until their window passed.
+// admit asks the sold-out marks and the admission gate whether req may
+// reach Redis: nil, errBusy, or a sold-out answer. The gate sheds a
+// stampede on a variant's last units; a waiting room's admitted shoppers are
+// no stampede (the room lets through no more of them than the stock left
+// can serve), and turning one away would leave their unit held until their
+// window passed.
 func (s shopAPI) admit(req stock.Request) error {
 	if req.Admitted {
 		return nil
 	}
-	ok, soldOut := s.gate.Admit(req.ItemID, req.UserID)
+	if available, marked := s.soldOut.VariantSoldOut(req.ItemID, req.VariantID); marked {
+		return &stock.SoldOutError{Available: available}
+	}
+	ok, soldOut := s.gate.Admit(req.ItemID, req.VariantID, req.UserID)
 	switch {
 	case ok:
 		return nil
-	case soldOut:
+	case soldOut && (req.VariantID == 0 || s.soldOut.SoldOut(req.ItemID)):
+		// A sale of one variant, or all of it: nothing else to offer.
 		return stock.ErrSoldOut
 	}
+	// One variant of several looks gone, but without Redis's word this
+	// server cannot say which others are left: a retry asks.
 	return errBusy
 }
 
 // observe tells the admission gate and the sold-out marks how much stock
 // the script reported left.
-func (s shopAPI) observe(itemID int64, res stock.Reservation, err error) {
+func (s shopAPI) observe(req stock.Request, res stock.Reservation, err error) {
 	var so *stock.SoldOutError
 	switch {
 	case err == nil && !res.Replayed:
-		s.gate.Observe(itemID, res.StockLeft)
-		s.soldOut.Saw(itemID, res.StockLeft, res.Returns)
+		s.gate.Observe(req.ItemID, req.VariantID, res.StockLeft)
+		s.soldOut.Saw(req.ItemID, res.SaleLeft, res.Returns)
 	case errors.As(err, &so):
-		s.gate.Observe(itemID, so.Left)
-		s.soldOut.Saw(itemID, so.Left, so.Returns)
+		s.gate.Observe(req.ItemID, req.VariantID, so.Left)
+		s.soldOut.Saw(req.ItemID, so.SaleLeft, so.Returns)
+		s.soldOut.SawVariant(req.ItemID, req.VariantID, so.Left, so.Returns, so.Available)
 	}
 }

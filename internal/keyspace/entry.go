@@ -16,11 +16,12 @@ const Group = "persisters"
 var ErrBadEntry = errors.New("keyspace: malformed entry")
 
 // Entry is one reserved order as lua/reserve.lua appends it to an item's
-// stream (fields id, item, user, qty, idem, ts).
+// stream (fields id, item, variant, user, qty, idem, ts).
 type Entry struct {
 	StreamID       string // Redis stream entry id "ms-seq"
 	OrderID        string
 	ItemID         int64
+	VariantID      int64 // 0 in entries queued before sales had variants
 	UserID         string
 	Quantity       int
 	IdempotencyKey string
@@ -38,6 +39,11 @@ func ParseEntry(streamID string, values map[string]any) (Entry, error) {
 		return Entry{}, fmt.Errorf("%w: stream entry %s: %v", ErrBadEntry, streamID, values)
 	}
 	e.ItemID, e.Quantity, e.CreatedAt = item, qty, time.UnixMilli(ts).UTC()
+	if v := str("variant"); v != "" {
+		if e.VariantID, err1 = strconv.ParseInt(v, 10, 64); err1 != nil {
+			return Entry{}, fmt.Errorf("%w: stream entry %s: %v", ErrBadEntry, streamID, values)
+		}
+	}
 	return e, nil
 }
 
@@ -55,28 +61,36 @@ func StreamPos(id string) (ms, seq uint64, err error) {
 	return ms, seq, nil
 }
 
-// Buyer is the value of an item's buyers hash: "orderID:quantity:createdMs".
+// Buyer is the value of an item's buyers hash:
+// "orderID:quantity:createdMs:variantID".
 type Buyer struct {
 	OrderID   string
 	Quantity  int
 	CreatedAt time.Time
+	VariantID int64 // 0 in values stored before sales had variants
 }
 
 // String encodes b as the scripts store it.
 func (b Buyer) String() string {
-	return b.OrderID + ":" + strconv.Itoa(b.Quantity) + ":" + strconv.FormatInt(b.CreatedAt.UnixMilli(), 10)
+	return b.OrderID + ":" + strconv.Itoa(b.Quantity) + ":" + strconv.FormatInt(b.CreatedAt.UnixMilli(), 10) +
+		":" + strconv.FormatInt(b.VariantID, 10)
 }
 
 // ParseBuyer decodes a buyers hash value.
 func ParseBuyer(v string) (Buyer, error) {
 	parts := strings.Split(v, ":")
-	if len(parts) != 3 {
+	if len(parts) != 3 && len(parts) != 4 {
 		return Buyer{}, fmt.Errorf("%w: buyer %q", ErrBadEntry, v)
 	}
 	qty, err1 := strconv.Atoi(parts[1])
 	ms, err2 := strconv.ParseInt(parts[2], 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
+	var variant int64
+	var err3 error
+	if len(parts) == 4 {
+		variant, err3 = strconv.ParseInt(parts[3], 10, 64)
+	}
+	if err := errors.Join(err1, err2, err3); err != nil {
 		return Buyer{}, fmt.Errorf("%w: buyer %q", ErrBadEntry, v)
 	}
-	return Buyer{OrderID: parts[0], Quantity: qty, CreatedAt: time.UnixMilli(ms).UTC()}, nil
+	return Buyer{OrderID: parts[0], Quantity: qty, CreatedAt: time.UnixMilli(ms).UTC(), VariantID: variant}, nil
 }

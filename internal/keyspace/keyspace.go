@@ -64,14 +64,22 @@ func (s Space) Registry() string { return s.prefix + ":items" }
 // Item is the key set of one sale.
 type Item struct{ base string }
 
-// Stock holds the available stock as an integer.
+// Stock holds the available stock of the whole sale as an integer: the sum
+// of VariantStock's values, which every script changes together with them,
+// so the sale's figure costs one read where it is needed most (sold-out
+// marks, the waiting room, listings).
 func (k Item) Stock() string { return k.base + "stock" }
+
+// VariantStock is a hash variant id -> available stock of that variant; a
+// variant absent from it is not the sale's.
+func (k Item) VariantStock() string { return k.base + "vstock" }
 
 // Meta is a hash with the sale window and per-user limit the reserve script
 // enforces: starts_ms, ends_ms, limit.
 func (k Item) Meta() string { return k.base + "meta" }
 
-// Buyers is a hash user id -> "orderID:quantity:createdMs" of active orders.
+// Buyers is a hash user id -> "orderID:quantity:createdMs:variantID" of
+// active orders: one per shopper and sale, whatever the variant.
 func (k Item) Buyers() string { return k.base + "buyers" }
 
 // Idempotency is a hash "userID\nkey" -> the same value as Buyers.
@@ -90,5 +98,6 @@ func (k Item) Returns() string { return k.base + "returns" }
 
 // ReserveKeys is KEYS for lua/reserve.lua, in its order.
 func (k Item) ReserveKeys() []string {
-	return []string{k.Stock(), k.Meta(), k.Buyers(), k.Idempotency(), k.Stream(), k.Returns(), k.RoomHolding()}
+	return []string{k.Stock(), k.Meta(), k.Buyers(), k.Idempotency(), k.Stream(), k.Returns(), k.RoomHolding(),
+		k.VariantStock()}
 }

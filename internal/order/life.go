@@ -76,7 +76,12 @@ func cancelTx(tx *gorm.DB, cur *row, reason string) error {
 	if err != nil {
 		return err
 	}
+	// The sale's row first: it is the lock every writer of its stock takes.
 	res := tx.Exec("UPDATE items SET stock = stock + ? WHERE id = ?", cur.Quantity, cur.ItemID)
+	if res.Error != nil {
+		return res.Error
+	}
+	res = tx.Exec("UPDATE variants SET stock = stock + ? WHERE id = ?", cur.Quantity, cur.VariantID)
 	if res.Error != nil {
 		return res.Error
 	}

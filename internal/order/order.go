@@ -34,6 +34,8 @@ const (
 type Order struct {
 	ID             string
 	ItemID         int64
+	VariantID      int64
+	VariantLabel   string // filled in by the store's reads for shoppers
 	UserID         string
 	Quantity       int
 	Status         string
@@ -47,6 +49,8 @@ type Order struct {
 type row struct {
 	ID             string `gorm:"primaryKey"`
 	ItemID         int64
+	VariantID      int64
+	VariantLabel   string `gorm:"->"` // read through a join, never written
 	UserID         string
 	Quantity       int
 	Status         string
@@ -62,7 +66,7 @@ type row struct {
 func (row) TableName() string { return "orders" }
 
 func (r row) order() Order {
-	o := Order{ID: r.ID, ItemID: r.ItemID, UserID: r.UserID, Quantity: r.Quantity, Status: r.Status, CreatedAt: r.CreatedAt}
+	o := Order{ID: r.ID, ItemID: r.ItemID, VariantID: r.VariantID, VariantLabel: r.VariantLabel, UserID: r.UserID, Quantity: r.Quantity, Status: r.Status, CreatedAt: r.CreatedAt}
 	if r.IdempotencyKey != nil {
 		o.IdempotencyKey = *r.IdempotencyKey
 	}

@@ -29,7 +29,7 @@ type Result struct {
 }
 
 // Persist writes a batch of stream entries in one transaction, with the
-// matching decrement of items.stock. It is idempotent by order id: entries
+// matching decrement of the stock of their variants and sales. It is idempotent by order id: entries
 // whose row exists are reported as Duplicate and change nothing. The item rows
 // are locked first (in id order, so batches cannot deadlock), which also
 // serialises two workers that were handed the same entry.
@@ -56,6 +56,11 @@ func persistTx(tx *gorm.DB, entries []keyspace.Entry) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	variants, err := readVariantStock(tx, stock)
+	if err != nil {
+		return Result{}, err
+	}
+	entries = resolveVariants(entries, variants)
 	existing, err := NewStore(tx).Existing(tx.Statement.Context, orderIDs(entries))
 	if err != nil {
 		return Result{}, err
@@ -64,25 +69,87 @@ func persistTx(tx *gorm.DB, entries []keyspace.Entry) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res, rows, taken := classify(entries, stock, existing, holders)
+	res, rows, taken := classify(entries, stock, variants, existing, holders)
 	if len(rows) == 0 {
 		return res, nil
 	}
 	if err := insertRows(tx, rows); err != nil {
 		return Result{}, err
 	}
+	return res, takeStock(tx, taken, variants)
+}
+
+// takeStock takes what the batch sold from each variant and from its sale.
+func takeStock(tx *gorm.DB, taken map[int64]int, variants map[int64]variantStock) error {
+	perItem := make(map[int64]int, 1)
 	for id, qty := range taken {
-		// The guard can only fail if something bypassed the row lock; then
-		// the whole batch rolls back rather than write a negative count.
-		r := tx.Exec("UPDATE items SET stock = stock - ? WHERE id = ? AND stock >= ?", qty, id, qty)
-		if r.Error != nil {
-			return Result{}, fmt.Errorf("take stock of item %d: %w", id, r.Error)
-		}
-		if r.RowsAffected != 1 {
-			return Result{}, fmt.Errorf("take %d stock of item %d: guard refused", qty, id)
+		perItem[variants[id].ItemID] += qty
+		if err := guardedTake(tx, "variants", id, qty); err != nil {
+			return err
 		}
 	}
-	return res, nil
+	for id, qty := range perItem {
+		if err := guardedTake(tx, "items", id, qty); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// guardedTake subtracts qty from a row's stock. The guard can only fail if
+// something bypassed the sale's row lock; then the whole batch rolls back
+// rather than write a negative count.
+func guardedTake(tx *gorm.DB, table string, id int64, qty int) error {
+	r := tx.Exec("UPDATE "+table+" SET stock = stock - ? WHERE id = ? AND stock >= ?", qty, id, qty)
+	if r.Error != nil {
+		return fmt.Errorf("take stock of %s %d: %w", table, id, r.Error)
+	}
+	if r.RowsAffected != 1 {
+		return fmt.Errorf("take %d stock of %s %d: guard refused", qty, table, id)
+	}
+	return nil
+}
+
+type variantStock struct {
+	ID, ItemID int64
+	Stock      int
+}
+
+// readVariantStock reads the variants of the locked sales: their row lock
+// covers their variants, whose every writer takes it first.
+func readVariantStock(tx *gorm.DB, items map[int64]int) (map[int64]variantStock, error) {
+	ids := make([]int64, 0, len(items))
+	for id := range items {
+		ids = append(ids, id)
+	}
+	var rows []variantStock
+	if err := tx.Table("variants").Select("id, item_id, stock").Where("item_id IN ?", ids).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("read variant stock: %w", err)
+	}
+	out := make(map[int64]variantStock, len(rows))
+	for _, r := range rows {
+		out[r.ID] = r
+	}
+	return out, nil
+}
+
+// resolveVariants names the variant of entries queued before sales had
+// variants (variant 0): their sale's only one.
+func resolveVariants(entries []keyspace.Entry, variants map[int64]variantStock) []keyspace.Entry {
+	only := make(map[int64]int64)
+	for _, v := range variants {
+		if _, seen := only[v.ItemID]; seen {
+			only[v.ItemID] = 0 // several: no default
+		} else {
+			only[v.ItemID] = v.ID
+		}
+	}
+	for i, e := range entries {
+		if e.VariantID == 0 {
+			entries[i].VariantID = only[e.ItemID]
+		}
+	}
+	return entries
 }
 
 func lockItems(tx *gorm.DB, entries []keyspace.Entry) (map[int64]int, error) {
@@ -138,25 +205,27 @@ func activeHolders(tx *gorm.DB, entries []keyspace.Entry) (map[holderKey]string,
 
 // classify decides each entry's fate and returns the rows to insert and the
 // stock they take per item.
-func classify(entries []keyspace.Entry, stock map[int64]int, existing map[string]bool,
+func classify(entries []keyspace.Entry, items map[int64]int, variants map[int64]variantStock, existing map[string]bool,
 	holders map[holderKey]string) (Result, []row, map[int64]int) {
 	var res Result
 	var rows []row
-	taken := make(map[int64]int)
+	taken := make(map[int64]int)     // per variant
+	itemTaken := make(map[int64]int) // per sale
 	for _, e := range entries {
 		hk := holderKey{e.ItemID, e.UserID}
-		left, known := stock[e.ItemID]
+		v, known := variants[e.VariantID]
+		left := v.Stock
 		switch {
 		case existing[e.OrderID]:
 			res.Duplicate = append(res.Duplicate, e)
 			continue
-		case !known:
-			res.Rejected = append(res.Rejected, Rejection{e, "item does not exist in MySQL"})
+		case !known || v.ItemID != e.ItemID:
+			res.Rejected = append(res.Rejected, Rejection{e, "item or variant does not exist in MySQL"})
 			continue
 		case holders[hk] != "":
 			res.Rejected = append(res.Rejected, Rejection{e, "shopper already holds order " + holders[hk]})
 			continue
-		case left-taken[e.ItemID] < e.Quantity:
+		case left-taken[e.VariantID] < e.Quantity || items[e.ItemID]-itemTaken[e.ItemID] < e.Quantity:
 			res.Rejected = append(res.Rejected, Rejection{e, "MySQL has not enough stock"})
 			continue
 		}
@@ -166,7 +235,8 @@ func classify(entries []keyspace.Entry, stock map[int64]int, existing map[string
 			continue
 		}
 		existing[e.OrderID], holders[hk] = true, e.OrderID // later duplicates in this batch
-		taken[e.ItemID] += e.Quantity
+		taken[e.VariantID] += e.Quantity
+		itemTaken[e.ItemID] += e.Quantity
 		rows = append(rows, r)
 		res.Inserted = append(res.Inserted, e)
 	}
@@ -178,7 +248,7 @@ func toRow(e keyspace.Entry) (row, error) {
 	if err != nil {
 		return row{}, err
 	}
-	r := row{ID: e.OrderID, ItemID: e.ItemID, UserID: e.UserID, Quantity: e.Quantity,
+	r := row{ID: e.OrderID, ItemID: e.ItemID, VariantID: e.VariantID, UserID: e.UserID, Quantity: e.Quantity,
 		Status: StatusConfirmed, RedisReleased: true, StreamMs: ms, StreamSeq: seq, CreatedAt: e.CreatedAt}
 	if e.IdempotencyKey != "" {
 		key := e.IdempotencyKey
@@ -199,13 +269,13 @@ func orderIDs(entries []keyspace.Entry) []string {
 // GORM's Create, whose reflection cost per row showed in the persisters'
 // profile; updated_at takes the column's default.
 func insertRows(tx *gorm.DB, rows []row) error {
-	const cols = "(id, item_id, user_id, quantity, status, redis_released, idempotency_key, stream_ms, stream_seq, created_at)"
-	const one = "(?,?,?,?,?,?,?,?,?,?)"
+	const cols = "(id, item_id, variant_id, user_id, quantity, status, redis_released, idempotency_key, stream_ms, stream_seq, created_at)"
+	const one = "(?,?,?,?,?,?,?,?,?,?,?)"
 	for start := 0; start < len(rows); start += 500 {
 		chunk := rows[start:min(start+500, len(rows))]
-		args := make([]any, 0, 10*len(chunk))
+		args := make([]any, 0, 11*len(chunk))
 		for _, r := range chunk {
-			args = append(args, r.ID, r.ItemID, r.UserID, r.Quantity, r.Status, r.RedisReleased, r.IdempotencyKey,
+			args = append(args, r.ID, r.ItemID, r.VariantID, r.UserID, r.Quantity, r.Status, r.RedisReleased, r.IdempotencyKey,
 				r.StreamMs, r.StreamSeq, r.CreatedAt)
 		}
 		q := "INSERT INTO orders " + cols + " VALUES " + strings.Repeat(one+",", len(chunk)-1) + one

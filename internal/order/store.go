@@ -14,10 +14,16 @@ type Store struct{ db *gorm.DB }
 // NewStore returns a store over db (a connection pool or a transaction).
 func NewStore(db *gorm.DB) *Store { return &Store{db: db} }
 
-// Get returns the order with id, or ErrNotFound.
+// labelled reads orders with their variant's label.
+func (s *Store) labelled(ctx context.Context) *gorm.DB {
+	return s.db.WithContext(ctx).Table("orders").Select("orders.*, variants.label AS variant_label").
+		Joins("LEFT JOIN variants ON variants.id = orders.variant_id")
+}
+
+// Get returns the order with id and its variant's label, or ErrNotFound.
 func (s *Store) Get(ctx context.Context, id string) (Order, error) {
 	var r row
-	err := s.db.WithContext(ctx).Take(&r, "id = ?", id).Error
+	err := s.labelled(ctx).Take(&r, "orders.id = ?", id).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return Order{}, fmt.Errorf("get order %s: %w", id, ErrNotFound)
 	}
@@ -27,9 +33,11 @@ func (s *Store) Get(ctx context.Context, id string) (Order, error) {
 	return r.order(), nil
 }
 
-// ListByUser returns a shopper's orders, newest first.
+// ListByUser returns a shopper's orders with their variants' labels, newest
+// first.
 func (s *Store) ListByUser(ctx context.Context, userID string) ([]Order, error) {
-	return s.find(ctx, s.db.WithContext(ctx).Where("user_id = ?", userID).Order("created_at DESC, id DESC"))
+	return s.find(ctx, s.labelled(ctx).Where("orders.user_id = ?", userID).
+		Order("orders.created_at DESC, orders.id DESC"))
 }
 
 // Active returns the item's orders that are not cancelled.
@@ -65,60 +73,87 @@ func (s *Store) Existing(ctx context.Context, ids []string) (map[string]bool, er
 	return found, nil
 }
 
-// Counts summarises an item's orders in MySQL.
+// Counts summarises a sale's orders in MySQL.
 type Counts struct {
 	Confirmed, Paid, Cancelled int
 	ActiveQuantity             int // units held by confirmed and paid orders
 }
 
-// OwedQuantityUpTo sums the cancelled orders whose stock is back in MySQL
-// but not yet in Redis, among those from stream entries up to (ms, seq): an
-// order reserved later is in neither side of a Redis snapshot taken then.
-func (s *Store) OwedQuantityUpTo(ctx context.Context, itemID int64, ms, seq uint64) (int, error) {
-	var qty int
-	err := s.db.WithContext(ctx).Model(&row{}).Select("COALESCE(SUM(quantity),0)").
-		Where("item_id = ? AND status = ? AND redis_released = ? AND (stream_ms < ? OR (stream_ms = ? AND stream_seq <= ?))",
-			itemID, StatusCancelled, false, ms, ms, seq).Scan(&qty).Error
-	if err != nil {
-		return 0, fmt.Errorf("sum owed releases of item %d: %w", itemID, err)
+func (c *Counts) add(status string, n, qty int) {
+	switch status {
+	case StatusConfirmed:
+		c.Confirmed, c.ActiveQuantity = c.Confirmed+n, c.ActiveQuantity+qty
+	case StatusPaid:
+		c.Paid, c.ActiveQuantity = c.Paid+n, c.ActiveQuantity+qty
+	case StatusCancelled:
+		c.Cancelled += n
 	}
-	return qty, nil
 }
 
-// Count returns the item's order counts by status.
-func (s *Store) Count(ctx context.Context, itemID int64) (Counts, error) {
+// streamUpTo selects orders from stream entries up to (ms, seq).
+const streamUpTo = "(stream_ms < ? OR (stream_ms = ? AND stream_seq <= ?))"
+
+// OwedQuantityUpTo sums, per variant, the cancelled orders whose stock is
+// back in MySQL but not yet in Redis, among those from stream entries up to
+// (ms, seq): an order reserved later is in neither side of a Redis snapshot
+// taken then.
+func (s *Store) OwedQuantityUpTo(ctx context.Context, itemID int64, ms, seq uint64) (map[int64]int, error) {
+	q := s.db.WithContext(ctx).Model(&row{}).Where("item_id = ? AND status = ? AND redis_released = ? AND "+streamUpTo,
+		itemID, StatusCancelled, false, ms, ms, seq)
+	out, err := sumByVariant(q)
+	if err != nil {
+		return nil, fmt.Errorf("sum owed releases of item %d: %w", itemID, err)
+	}
+	return out, nil
+}
+
+// ActiveQuantityAfter sums, per variant, the active orders of a sale that
+// came from stream entries newer than (ms, seq).
+func (s *Store) ActiveQuantityAfter(ctx context.Context, itemID int64, ms, seq uint64) (map[int64]int, error) {
+	q := s.db.WithContext(ctx).Model(&row{}).Where("item_id = ? AND status <> ? AND NOT "+streamUpTo,
+		itemID, StatusCancelled, ms, ms, seq)
+	out, err := sumByVariant(q)
+	if err != nil {
+		return nil, fmt.Errorf("sum orders of item %d after %d-%d: %w", itemID, ms, seq, err)
+	}
+	return out, nil
+}
+
+func sumByVariant(q *gorm.DB) (map[int64]int, error) {
 	var rows []struct {
-		Status string
-		N, Qty int
+		VariantID int64
+		Qty       int
 	}
-	err := s.db.WithContext(ctx).Model(&row{}).Select("status, COUNT(*) AS n, COALESCE(SUM(quantity),0) AS qty").
-		Where("item_id = ?", itemID).Group("status").Scan(&rows).Error
-	if err != nil {
-		return Counts{}, fmt.Errorf("count orders of item %d: %w", itemID, err)
+	if err := q.Select("variant_id, SUM(quantity) AS qty").Group("variant_id").Scan(&rows).Error; err != nil {
+		return nil, err
 	}
-	var c Counts
+	out := make(map[int64]int, len(rows))
 	for _, r := range rows {
-		switch r.Status {
-		case StatusConfirmed:
-			c.Confirmed, c.ActiveQuantity = r.N, c.ActiveQuantity+r.Qty
-		case StatusPaid:
-			c.Paid, c.ActiveQuantity = r.N, c.ActiveQuantity+r.Qty
-		case StatusCancelled:
-			c.Cancelled = r.N
-		}
+		out[r.VariantID] = r.Qty
 	}
-	return c, nil
+	return out, nil
 }
 
-// ActiveQuantityAfter sums the active orders of an item that came from stream
-// entries newer than (ms, seq).
-func (s *Store) ActiveQuantityAfter(ctx context.Context, itemID int64, ms, seq uint64) (int, error) {
-	var qty int
-	err := s.db.WithContext(ctx).Model(&row{}).Select("COALESCE(SUM(quantity),0)").
-		Where("item_id = ? AND status <> ? AND (stream_ms > ? OR (stream_ms = ? AND stream_seq > ?))",
-			itemID, StatusCancelled, ms, ms, seq).Scan(&qty).Error
-	if err != nil {
-		return 0, fmt.Errorf("sum orders of item %d after %d-%d: %w", itemID, ms, seq, err)
+// Count returns a sale's order counts by status, in all and per variant.
+func (s *Store) Count(ctx context.Context, itemID int64) (Counts, map[int64]Counts, error) {
+	var rows []struct {
+		VariantID int64
+		Status    string
+		N, Qty    int
 	}
-	return qty, nil
+	err := s.db.WithContext(ctx).Model(&row{}).
+		Select("variant_id, status, COUNT(*) AS n, COALESCE(SUM(quantity),0) AS qty").
+		Where("item_id = ?", itemID).Group("variant_id, status").Scan(&rows).Error
+	if err != nil {
+		return Counts{}, nil, fmt.Errorf("count orders of item %d: %w", itemID, err)
+	}
+	var all Counts
+	per := make(map[int64]Counts)
+	for _, r := range rows {
+		all.add(r.Status, r.N, r.Qty)
+		c := per[r.VariantID]
+		c.add(r.Status, r.N, r.Qty)
+		per[r.VariantID] = c
+	}
+	return all, per, nil
 }

@@ -92,8 +92,8 @@ func TestDatabaseEnforcesOneActiveOrder(t *testing.T) {
 	t.Parallel()
 	_, _, it, db := setup(t, 10)
 	insert := func(id, status string) error {
-		return db.Exec("INSERT INTO orders (id, item_id, user_id, quantity, status, created_at) VALUES (?, ?, 'alice', 1, ?, ?)",
-			id, it.ID, status, t0).Error
+		return db.Exec("INSERT INTO orders (id, item_id, variant_id, user_id, quantity, status, created_at) VALUES (?, ?, ?, 'alice', 1, ?, ?)",
+			id, it.ID, it.Variants[0].ID, status, t0).Error
 	}
 	if err := insert("A", "confirmed"); err != nil {
 		t.Fatal(err)

@@ -88,7 +88,7 @@ func (r *rig) stockLeft(t *testing.T, itemID int64) (mysql int, redis int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return it.Stock, levels[itemID]
+	return it.Stock, levels[itemID].Total
 }
 
 // TestCancelGivesStockBackInBothStores: a shopper's cancel returns the unit

@@ -7,6 +7,7 @@ import (
 
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/stock"
+	"github.com/seckill/seckill/internal/sync/stocksync"
 )
 
 // Update applies an admin's change to MySQL and Redis. A stock_total
@@ -29,8 +30,7 @@ func (s *Service) Update(ctx context.Context, id int64, p catalog.Patch) (catalo
 		if it, err = s.updateLocked(ctx, id, p); err != nil {
 			return err
 		}
-		meta := stock.Meta{StartsAt: it.StartsAt, EndsAt: it.EndsAt, Limit: it.PerUserLimit, RoomRate: it.RoomRate}
-		return s.stock.SetMeta(ctx, id, meta)
+		return s.stock.SetMeta(ctx, id, stocksync.MetaOf(it))
 	})
 	if err != nil {
 		return catalog.Item{}, fmt.Errorf("update item %d: %w", id, err)
@@ -39,32 +39,48 @@ func (s *Service) Update(ctx context.Context, id int64, p catalog.Patch) (catalo
 }
 
 func (s *Service) updateLocked(ctx context.Context, id int64, p catalog.Patch) (catalog.Item, error) {
-	var adjusted int64
+	var adj adjustment
 	it, err := s.items.Update(ctx, id, p, func(cur, next catalog.Item) error {
+		// Only a sale of one variant changes its stock here (the store
+		// refuses it otherwise).
 		delta := int64(next.StockTotal - cur.StockTotal)
-		if delta == 0 {
-			return nil
-		}
-		if _, err := s.stock.Adjust(ctx, id, delta); err != nil {
-			if errors.Is(err, stock.ErrNotWarmed) {
-				return nil // the next warm copies MySQL's stock
-			}
-			return err
-		}
-		adjusted = delta
-		return nil
+		return s.adjust(ctx, &adj, id, cur.Variants[0].ID, delta)
 	})
-	if err != nil && adjusted != 0 {
-		s.undoAdjust(id, adjusted)
+	if err != nil {
+		s.undo(adj)
 	}
 	return it, err
 }
 
-// undoAdjust reverses a Redis stock change whose MySQL update did not commit.
+// adjustment is a Redis stock change made while MySQL's is not committed.
+type adjustment struct{ item, variant, delta int64 }
+
+// adjust changes a variant's stock in Redis and records it in adj, so it can
+// be undone if MySQL does not commit. A sale Redis does not hold is left to
+// its next warm, which copies MySQL's stock.
+func (s *Service) adjust(ctx context.Context, adj *adjustment, item, variant, delta int64) error {
+	if delta == 0 {
+		return nil
+	}
+	if _, err := s.stock.Adjust(ctx, item, variant, delta); err != nil {
+		if errors.Is(err, stock.ErrNotWarmed) {
+			return nil
+		}
+		return err
+	}
+	*adj = adjustment{item, variant, delta}
+	return nil
+}
+
+// undo reverses a Redis stock change whose MySQL update did not commit.
 // If Redis refuses or is unreachable the drift is logged; a warm repairs it
 // from MySQL.
-func (s *Service) undoAdjust(id, delta int64) {
-	if _, err := s.stock.Adjust(context.Background(), id, -delta); err != nil {
-		s.log.Error("could not undo redis stock change; re-warm the item", "item_id", id, "delta", delta, "err", err)
+func (s *Service) undo(adj adjustment) {
+	if adj.delta == 0 {
+		return
+	}
+	if _, err := s.stock.Adjust(context.Background(), adj.item, adj.variant, -adj.delta); err != nil {
+		s.log.Error("could not undo redis stock change; re-warm the item", "item_id", adj.item,
+			"variant_id", adj.variant, "delta", adj.delta, "err", err)
 	}
 }

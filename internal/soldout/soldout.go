@@ -11,6 +11,11 @@
 // announcement arrive does not matter. If an announcement is lost (a
 // dropped pub/sub connection), the mark still lapses after its TTL, when the
 // next purchase asks Redis again.
+//
+// A sale of several variants has a mark per variant too, set when Redis
+// answers that a variant is gone; it remembers which of the sale's variants
+// still had stock then, so the answer can offer them. Any return of stock
+// to the sale clears its variants' older marks.
 package soldout
 
 import (
@@ -31,6 +36,13 @@ type sale struct {
 	at       time.Time // when the mark was set
 	seen     int64     // returns count of the answer that set it
 	returned int64     // highest returns count announced
+	variants map[int64]variantMark
+}
+
+type variantMark struct {
+	at        time.Time
+	seen      int64
+	available []int64 // the sale's variants with stock when it was set
 }
 
 // New returns marks that lapse after ttl; ttl 0 turns marking off.
@@ -88,4 +100,57 @@ func (m *Marks) Returned(itemID, returns int64) {
 	if s.marked && s.seen < returns {
 		s.marked = false
 	}
+	for id, v := range s.variants {
+		if v.seen < returns {
+			delete(s.variants, id)
+		}
+	}
+}
+
+// VariantSoldOut reports whether the sale's variant is marked sold out and,
+// if so, the variants that still had stock when it was.
+func (m *Marks) VariantSoldOut(itemID, variantID int64) ([]int64, bool) {
+	if m == nil || m.ttl <= 0 {
+		return nil, false
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	s := m.sales[itemID]
+	if s == nil {
+		return nil, false
+	}
+	v, ok := s.variants[variantID]
+	if !ok || m.now().Sub(v.at) >= m.ttl {
+		return nil, false
+	}
+	return v.available, true
+}
+
+// SawVariant records a sold-out answer for one variant: left is its stock
+// left, returns the sale's count of returns when the script ran, available
+// the variants that still had stock.
+func (m *Marks) SawVariant(itemID, variantID, left, returns int64, available []int64) {
+	if m == nil || m.ttl <= 0 || left > 0 || variantID == 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.get(itemID)
+	if returns < s.returned {
+		return
+	}
+	if s.variants == nil {
+		s.variants = map[int64]variantMark{}
+	}
+	s.variants[variantID] = variantMark{at: m.now(), seen: returns, available: available}
+}
+
+// get returns the sale's state, adding it; the caller holds the lock.
+func (m *Marks) get(itemID int64) *sale {
+	s := m.sales[itemID]
+	if s == nil {
+		s = &sale{}
+		m.sales[itemID] = s
+	}
+	return s
 }

@@ -178,7 +178,7 @@ func TestSoldOutCarriesTheReturnsCount(t *testing.T) {
 	if err != nil || first.Returns != 1 {
 		t.Fatalf("reserve: %+v %v, want returns 1", first, err)
 	}
-	if _, err := s.Release(ctx, 1, "ann", first.OrderID); err != nil {
+	if _, err := s.Release(ctx, 1, 1, "ann", first.OrderID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Reserve(ctx, req("bob", 1, at)); err != nil {

@@ -12,6 +12,8 @@ const (
 	reserveAlready     = 6 // detail is the shopper's existing buyer value
 	reserveSoldOut     = 7
 	reserveNotAdmitted = 8
+	reserveNoVariant   = 9
+	reserveVariantNeed = 10 // several variants and none named
 )
 
 // Return codes of lua/adjust.lua.

@@ -21,6 +21,8 @@ var (
 	ErrIdempotencyConflict = errors.New("stock: idempotency key reused with a different quantity")
 	ErrStockConflict       = errors.New("stock: change would take back stock already sold")
 	ErrBusy                = errors.New("stock: sale kept changing while warming; try again")
+	ErrVariantNotFound     = errors.New("stock: the sale has no such variant")
+	ErrVariantRequired     = errors.New("stock: the sale has several variants and none was named")
 )
 
 // AlreadyPurchasedError carries the order the shopper already holds. It
@@ -34,10 +36,14 @@ func (e *AlreadyPurchasedError) Error() string {
 // Is makes errors.Is(err, ErrAlreadyPurchased) true.
 func (e *AlreadyPurchasedError) Is(target error) bool { return target == ErrAlreadyPurchased }
 
-// SoldOutError says how much stock was left when a quantity did not fit,
-// and how many times stock had come back to the sale by then (see
-// keyspace.Item.Returns).
-type SoldOutError struct{ Left, Returns int64 }
+// SoldOutError says how much stock the variant (Left) and the whole sale
+// (SaleLeft) had when a quantity did not fit, which variants still had some
+// (Available), and how many times stock had come back to the sale by then
+// (see keyspace.Item.Returns).
+type SoldOutError struct {
+	Left, SaleLeft, Returns int64
+	Available               []int64
+}
 
 func (e *SoldOutError) Error() string { return ErrSoldOut.Error() }
 

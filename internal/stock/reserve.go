@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 // Request asks for a reservation.
 type Request struct {
 	ItemID         int64
+	VariantID      int64 // 0: the sale's only variant
 	UserID         string
 	Quantity       int
 	OrderID        string // used if the reservation succeeds
@@ -28,7 +30,8 @@ type Request struct {
 // Reservation is a successful (or replayed) reservation.
 type Reservation struct {
 	keyspace.Buyer
-	StockLeft int64 // -1 when replayed
+	StockLeft int64 // of the variant; -1 when replayed
+	SaleLeft  int64 // of the whole sale; -1 when replayed
 	Replayed  bool  // the idempotency key had already reserved this order
 	Returns   int64 // the sale's count of stock returns when it ran
 }
@@ -42,7 +45,8 @@ type Outcome struct {
 
 // Reserve runs lua/reserve.lua for r. Once Run has started, concurrent calls
 // share script calls (see ReserveBatch). It returns ErrNotWarmed,
-// ErrNotStarted, ErrEnded, ErrNotAdmitted, ErrOverLimit,
+// ErrVariantNotFound, ErrVariantRequired, ErrNotStarted, ErrEnded,
+// ErrNotAdmitted, ErrOverLimit,
 // *AlreadyPurchasedError, *SoldOutError or ErrIdempotencyConflict when no
 // stock was taken, or a Redis error.
 func (s *Store) Reserve(ctx context.Context, r Request) (Reservation, error) {
@@ -116,14 +120,18 @@ func groupByItem(reqs []Request) []itemGroup {
 }
 
 func reserveArgs(reqs []Request) []any {
-	args := make([]any, 0, 1+6*len(reqs))
+	args := make([]any, 0, 1+7*len(reqs))
 	args = append(args, reqs[0].ItemID)
 	for _, r := range reqs {
 		admitted := "0"
 		if r.Admitted {
 			admitted = "1"
 		}
-		args = append(args, r.Now.UnixMilli(), r.UserID, r.Quantity, r.OrderID, r.IdempotencyKey, admitted)
+		variant := ""
+		if r.VariantID != 0 {
+			variant = strconv.FormatInt(r.VariantID, 10)
+		}
+		args = append(args, r.Now.UnixMilli(), r.UserID, r.Quantity, r.OrderID, r.IdempotencyKey, admitted, variant)
 	}
 	return args
 }
@@ -131,7 +139,7 @@ func reserveArgs(reqs []Request) []any {
 // answer maps the script's reply (see its header) to one outcome per
 // request; a failed call fails every request in it.
 func (s *Store) answer(reqs []Request, res []any, err error, out []Outcome) {
-	if err == nil && len(res) != 1+3*len(reqs) {
+	if err == nil && len(res) != 1+4*len(reqs) {
 		err = fmt.Errorf("script reply has %d values for %d requests", len(res), len(reqs))
 	}
 	var returns int64
@@ -146,58 +154,83 @@ func (s *Store) answer(reqs []Request, res []any, err error, out []Outcome) {
 			out[i] = Outcome{Err: fmt.Errorf("reserve item %d: %w", r.ItemID, err)}
 			continue
 		}
-		code, detail, left, perr := reply3(res[1+3*i : 4+3*i])
+		rep, perr := parseReply(res[1+4*i : 5+4*i])
 		if perr != nil {
 			out[i] = Outcome{Err: fmt.Errorf("reserve item %d: %w", r.ItemID, perr)}
 			continue
 		}
-		rsv, rerr := reserveResult(r, code, detail, left, returns)
+		rep.returns = returns
+		rsv, rerr := reserveResult(r, rep)
 		out[i] = Outcome{Reservation: rsv, Err: rerr}
 	}
 }
 
+// reply is the script's answer to one request.
+type reply struct {
+	code, left, saleLeft, returns int64
+	detail                        string
+}
+
 // reserveResult maps one request's return code to its result.
-func reserveResult(r Request, code int64, detail string, left, returns int64) (Reservation, error) {
-	switch code {
+func reserveResult(r Request, rep reply) (Reservation, error) {
+	switch rep.code {
 	case reserveOK, reserveReplay, reserveAlready:
-		b, err := keyspace.ParseBuyer(detail)
+		b, err := keyspace.ParseBuyer(rep.detail)
 		if err != nil {
 			return Reservation{}, err
 		}
 		switch {
-		case code == reserveAlready:
+		case rep.code == reserveAlready:
 			return Reservation{}, &AlreadyPurchasedError{Existing: b}
-		case code == reserveReplay && b.Quantity != r.Quantity:
+		case rep.code == reserveReplay && b.Quantity != r.Quantity:
 			return Reservation{}, ErrIdempotencyConflict
-		case code == reserveReplay:
-			return Reservation{Buyer: b, StockLeft: -1, Replayed: true, Returns: returns}, nil
+		case rep.code == reserveReplay:
+			return Reservation{Buyer: b, StockLeft: -1, SaleLeft: -1, Replayed: true, Returns: rep.returns}, nil
 		}
-		return Reservation{Buyer: b, StockLeft: left, Returns: returns}, nil
-	case reserveNotWarmed:
-		return Reservation{}, ErrNotWarmed
-	case reserveNotStarted:
-		return Reservation{}, ErrNotStarted
-	case reserveEnded:
-		return Reservation{}, ErrEnded
-	case reserveOverLimit:
-		return Reservation{}, ErrOverLimit
+		return Reservation{Buyer: b, StockLeft: rep.left, SaleLeft: rep.saleLeft, Returns: rep.returns}, nil
 	case reserveSoldOut:
-		return Reservation{}, &SoldOutError{Left: left, Returns: returns}
-	case reserveNotAdmitted:
-		return Reservation{}, ErrNotAdmitted
+		return Reservation{}, &SoldOutError{Left: rep.left, SaleLeft: rep.saleLeft, Returns: rep.returns,
+			Available: parseIDs(rep.detail)}
 	}
-	return Reservation{}, fmt.Errorf("reserve: unknown code %d", code)
+	if err, ok := refusals[rep.code]; ok {
+		return Reservation{}, err
+	}
+	return Reservation{}, fmt.Errorf("reserve: unknown code %d", rep.code)
 }
 
-func reply3(res []any) (code int64, detail string, n int64, err error) {
-	if len(res) != 3 {
-		return 0, "", 0, fmt.Errorf("script reply %v: want 3 values", res)
+// refusals are the codes that carry nothing but their error.
+var refusals = map[int64]error{
+	reserveNotWarmed:   ErrNotWarmed,
+	reserveNotStarted:  ErrNotStarted,
+	reserveEnded:       ErrEnded,
+	reserveOverLimit:   ErrOverLimit,
+	reserveNotAdmitted: ErrNotAdmitted,
+	reserveNoVariant:   ErrVariantNotFound,
+	reserveVariantNeed: ErrVariantRequired,
+}
+
+// parseIDs reads a comma-separated list of ids; the script writes it, so
+// nothing else can appear in it.
+func parseIDs(s string) []int64 {
+	ids := []int64{}
+	for _, f := range strings.Split(s, ",") {
+		if id, err := strconv.ParseInt(f, 10, 64); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+func parseReply(res []any) (reply, error) {
+	if len(res) != 4 {
+		return reply{}, fmt.Errorf("script reply %v: want 4 values", res)
 	}
 	code, ok1 := res[0].(int64)
 	detail, ok2 := res[1].(string)
-	n, ok3 := res[2].(int64)
-	if !ok1 || !ok2 || !ok3 {
-		return 0, "", 0, fmt.Errorf("script reply %v: unexpected types", res)
+	left, ok3 := res[2].(int64)
+	saleLeft, ok4 := res[3].(int64)
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return reply{}, fmt.Errorf("script reply %v: unexpected types", res)
 	}
-	return code, detail, n, nil
+	return reply{code: code, detail: detail, left: left, saleLeft: saleLeft}, nil
 }

@@ -33,7 +33,9 @@ func warm(tb testing.TB, s *stock.Store, itemID int64, st stock.State) {
 }
 
 func sale(stockN int64, limit int) stock.State {
-	return stock.State{Stock: stockN, Meta: stock.Meta{StartsAt: t0, EndsAt: t0.Add(time.Hour), Limit: limit}}
+	// One variant, id 1, that purchases naming none buy.
+	return stock.State{Variants: map[int64]int64{1: stockN},
+		Meta: stock.Meta{StartsAt: t0, EndsAt: t0.Add(time.Hour), Limit: limit, Only: 1}}
 }
 
 func req(user string, qty int, at time.Time) stock.Request {
@@ -176,12 +178,12 @@ func TestReleaseIsIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, want := range []bool{true, false, false} {
-		got, err := s.Release(ctx, 1, "alice", res.OrderID)
+		got, err := s.Release(ctx, 1, 1, "alice", res.OrderID)
 		if err != nil || got != want {
 			t.Fatalf("release #%d = %v, %v; want %v", i+1, got, err, want)
 		}
 	}
-	if got, _ := s.Release(ctx, 1, "alice", "not-her-order"); got {
+	if got, _ := s.Release(ctx, 1, 1, "alice", "not-her-order"); got {
 		t.Fatal("released an order the shopper does not hold")
 	}
 	if left := rdb.Get(ctx, keys.Item(1).Stock()).Val(); left != "5" {
@@ -197,16 +199,16 @@ func TestAdjust(t *testing.T) {
 	s, _, _ := newStore(t)
 	warm(t, s, 1, sale(5, 1))
 	ctx := context.Background()
-	if n, err := s.Adjust(ctx, 1, -5); err != nil || n != 0 {
+	if n, err := s.Adjust(ctx, 1, 1, -5); err != nil || n != 0 {
 		t.Fatalf("adjust -5 = %d, %v; want 0", n, err)
 	}
-	if _, err := s.Adjust(ctx, 1, -1); !errors.Is(err, stock.ErrStockConflict) {
+	if _, err := s.Adjust(ctx, 1, 1, -1); !errors.Is(err, stock.ErrStockConflict) {
 		t.Fatalf("adjust below zero: err = %v, want ErrStockConflict", err)
 	}
-	if n, err := s.Adjust(ctx, 1, 7); err != nil || n != 7 {
+	if n, err := s.Adjust(ctx, 1, 1, 7); err != nil || n != 7 {
 		t.Fatalf("adjust +7 = %d, %v; want 7", n, err)
 	}
-	if _, err := s.Adjust(ctx, 2, 1); !errors.Is(err, stock.ErrNotWarmed) {
+	if _, err := s.Adjust(ctx, 2, 1, 1); !errors.Is(err, stock.ErrNotWarmed) {
 		t.Fatalf("adjust unknown sale: err = %v, want ErrNotWarmed", err)
 	}
 }

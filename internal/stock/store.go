@@ -122,23 +122,24 @@ func (s *Store) ScriptsLoaded(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// Release forgets orderID's buyer and gives back its stock if it is userID's
-// current order for the item. Only release orders no longer queued in the
-// stream (see lua/release.lua). It reports whether anything was released;
-// repeating it is safe.
-func (s *Store) Release(ctx context.Context, itemID int64, userID, orderID string) (bool, error) {
-	return s.runRelease(ctx, itemID, userID, orderID, "1")
+// Release forgets orderID's buyer and gives back its stock to variantID if
+// it is userID's current order for the item. Only release orders no longer
+// queued in the stream (see lua/release.lua). It reports whether anything
+// was released; repeating it is safe.
+func (s *Store) Release(ctx context.Context, itemID, variantID int64, userID, orderID string) (bool, error) {
+	return s.runRelease(ctx, itemID, variantID, userID, orderID, "1")
 }
 
 // Forget forgets orderID's buyer without touching stock: for orders MySQL
 // refused, whose stock never existed there.
 func (s *Store) Forget(ctx context.Context, itemID int64, userID, orderID string) (bool, error) {
-	return s.runRelease(ctx, itemID, userID, orderID, "0")
+	return s.runRelease(ctx, itemID, 0, userID, orderID, "0")
 }
 
-func (s *Store) runRelease(ctx context.Context, itemID int64, userID, orderID, restock string) (bool, error) {
+func (s *Store) runRelease(ctx context.Context, itemID, variantID int64, userID, orderID, restock string) (bool, error) {
 	k := s.keys.Item(itemID)
-	res, err := s.release.Run(ctx, s.rdb, []string{k.Stock(), k.Buyers(), k.Returns()}, userID, orderID, restock).Int64Slice()
+	keys := []string{k.Stock(), k.Buyers(), k.Returns(), k.VariantStock()}
+	res, err := s.release.Run(ctx, s.rdb, keys, userID, orderID, restock, variantID).Int64Slice()
 	if err != nil {
 		return false, fmt.Errorf("release order %s: %w", orderID, err)
 	}
@@ -149,50 +150,73 @@ func (s *Store) runRelease(ctx context.Context, itemID int64, userID, orderID, r
 	return res[0] == releaseDone, nil
 }
 
-// Adjust adds delta to the available stock in Redis. It returns
-// ErrStockConflict if that would go below zero and ErrNotWarmed if the sale
-// has no stock in Redis.
-func (s *Store) Adjust(ctx context.Context, itemID, delta int64) (int64, error) {
+// Adjust adds delta to a variant's available stock in Redis, and to its
+// sale's, and returns the variant's. It returns ErrStockConflict if that
+// would go below zero and ErrNotWarmed if Redis does not hold the variant.
+func (s *Store) Adjust(ctx context.Context, itemID, variantID, delta int64) (int64, error) {
 	k := s.keys.Item(itemID)
-	res, err := s.adjust.Run(ctx, s.rdb, []string{k.Stock(), k.Returns()}, delta).Int64Slice()
+	keys := []string{k.Stock(), k.Returns(), k.VariantStock()}
+	res, err := s.adjust.Run(ctx, s.rdb, keys, delta, variantID).Int64Slice()
+	op := fmt.Sprintf("adjust stock of variant %d of item %d by %d", variantID, itemID, delta)
 	if err != nil {
-		return 0, fmt.Errorf("adjust stock of item %d: %w", itemID, err)
+		return 0, fmt.Errorf("%s: %w", op, err)
 	}
-	if len(res) != 3 {
-		return 0, fmt.Errorf("adjust stock of item %d: reply %v", itemID, res)
+	if len(res) != 4 {
+		return 0, fmt.Errorf("%s: reply %v", op, res)
 	}
-	s.returned(ctx, keyspace.Return{ItemID: itemID, Count: res[2], Left: res[1]})
 	switch res[0] {
 	case adjustApplied:
+		s.returned(ctx, keyspace.Return{ItemID: itemID, Count: res[2], Left: res[3]})
 		return res[1], nil
 	case adjustRefused:
-		return res[1], fmt.Errorf("adjust stock of item %d by %d: %w", itemID, delta, ErrStockConflict)
+		return res[1], fmt.Errorf("%s: %w", op, ErrStockConflict)
 	case adjustNotWarmed:
-		return 0, fmt.Errorf("adjust stock of item %d: %w", itemID, ErrNotWarmed)
+		return 0, fmt.Errorf("%s: %w", op, ErrNotWarmed)
 	}
-	return 0, fmt.Errorf("adjust stock of item %d: unknown code %d", itemID, res[0])
+	return 0, fmt.Errorf("%s: unknown code %d", op, res[0])
+}
+
+// Level is a warm sale's stock in Redis: the whole sale's and each variant's.
+type Level struct {
+	Total    int64
+	Variants map[int64]int64
 }
 
 // Levels returns the stock in Redis of each item that is warm; items missing
 // from the map are not warm.
-func (s *Store) Levels(ctx context.Context, itemIDs []int64) (map[int64]int64, error) {
-	cmds := make([]*redis.StringCmd, len(itemIDs))
+func (s *Store) Levels(ctx context.Context, itemIDs []int64) (map[int64]Level, error) {
+	totals := make([]*redis.StringCmd, len(itemIDs))
+	variants := make([]*redis.MapStringStringCmd, len(itemIDs))
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, id := range itemIDs {
-			cmds[i] = p.Get(ctx, s.keys.Item(id).Stock())
+			k := s.keys.Item(id)
+			totals[i], variants[i] = p.Get(ctx, k.Stock()), p.HGetAll(ctx, k.VariantStock())
 		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, fmt.Errorf("read stock levels: %w", err)
 	}
-	levels := make(map[int64]int64, len(itemIDs))
-	for i, c := range cmds {
+	levels := make(map[int64]Level, len(itemIDs))
+	for i, c := range totals {
 		if n, err := c.Int64(); err == nil {
-			levels[itemIDs[i]] = n
+			levels[itemIDs[i]] = Level{Total: n, Variants: parseCounts(variants[i].Val())}
 		}
 	}
 	return levels, nil
+}
+
+// parseCounts reads a hash of id -> integer.
+func parseCounts(h map[string]string) map[int64]int64 {
+	out := make(map[int64]int64, len(h))
+	for k, v := range h {
+		id, err1 := strconv.ParseInt(k, 10, 64)
+		n, err2 := strconv.ParseInt(v, 10, 64)
+		if err1 == nil && err2 == nil {
+			out[id] = n
+		}
+	}
+	return out
 }
 
 // BuyerOf returns, for each item where userID holds an active reservation in
@@ -237,20 +261,34 @@ func (s *Store) WarmItems(ctx context.Context) ([]int64, error) {
 }
 
 // Meta is what the scripts enforce of a sale: its window, the per-shopper
-// limit, and whether purchases need the waiting room's admission.
+// limit in the whole sale and the one that applies to each variant, which
+// variant a purchase naming none buys, and whether purchases need the
+// waiting room's admission.
 type Meta struct {
 	StartsAt, EndsAt time.Time
 	Limit            int
 	RoomRate         int // 0: no waiting room
+	// Only is the sale's variant when it has just one, else 0: a purchase
+	// that names no variant must name one then.
+	Only          int64
+	VariantLimits map[int64]int // variant id -> the limit that applies to it
 }
 
 func (m Meta) fields() []any {
-	return []any{"starts_ms", m.StartsAt.UnixMilli(), "ends_ms", m.EndsAt.UnixMilli(), "limit", m.Limit, "room", m.RoomRate}
+	f := []any{"starts_ms", m.StartsAt.UnixMilli(), "ends_ms", m.EndsAt.UnixMilli(), "limit", m.Limit, "room", m.RoomRate}
+	if m.Only != 0 {
+		f = append(f, "only", m.Only)
+	}
+	for id, n := range m.VariantLimits {
+		f = append(f, "limit:"+strconv.FormatInt(id, 10), n)
+	}
+	return f
 }
 
 // SetMeta updates what the reserve script enforces of a sale. It is one
 // HSET, so it never races a purchase; on a sale that is not warm it does
-// nothing (the next warm copies it from MySQL).
+// nothing (the next warm copies it from MySQL). The sale's variants must be
+// the ones Redis holds: a change of variants warms the sale instead.
 func (s *Store) SetMeta(ctx context.Context, itemID int64, m Meta) error {
 	k := s.keys.Item(itemID)
 	n, err := s.rdb.Exists(ctx, k.Meta()).Result()

@@ -17,7 +17,7 @@ import (
 // State is what Redis should hold for a sale, computed from MySQL by a
 // LoadFunc.
 type State struct {
-	Stock int64
+	Variants map[int64]int64 // variant id -> available stock
 	Meta
 	Buyers      map[string]keyspace.Buyer // user id -> active order
 	Idempotency map[string]keyspace.Buyer // user id + "\n" + key -> order
@@ -44,7 +44,7 @@ func (s *Store) Warm(ctx context.Context, itemID int64, load LoadFunc) error {
 	if err := s.register(ctx, itemID); err != nil {
 		return err
 	}
-	watched := []string{k.Stock(), k.Meta(), k.Buyers(), k.Idempotency(), k.Stream()}
+	watched := []string{k.Stock(), k.VariantStock(), k.Meta(), k.Buyers(), k.Idempotency(), k.Stream()}
 	for attempt := 0; attempt < warmAttempts; attempt++ {
 		var ret keyspace.Return
 		err := s.rdb.Watch(ctx, func(tx *redis.Tx) (err error) {
@@ -78,9 +78,13 @@ func (s *Store) warmOnce(ctx context.Context, tx *redis.Tx, k keyspace.Item, loa
 		return keyspace.Return{}, err
 	}
 	var returns *redis.IntCmd
+	total := st.Total()
 	_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Set(ctx, k.Stock(), st.Stock, 0)
-		p.Del(ctx, k.Meta(), k.Buyers(), k.Idempotency())
+		p.Set(ctx, k.Stock(), total, 0)
+		p.Del(ctx, k.VariantStock(), k.Meta(), k.Buyers(), k.Idempotency())
+		if len(st.Variants) > 0 {
+			p.HSet(ctx, k.VariantStock(), counts(st.Variants))
+		}
 		p.HSet(ctx, k.Meta(), st.Meta.fields()...)
 		if len(st.Buyers) > 0 {
 			p.HSet(ctx, k.Buyers(), flatten(st.Buyers))
@@ -94,7 +98,24 @@ func (s *Store) warmOnce(ctx context.Context, tx *redis.Tx, k keyspace.Item, loa
 	if err != nil {
 		return keyspace.Return{}, err
 	}
-	return keyspace.Return{Count: returns.Val(), Left: st.Stock}, nil
+	return keyspace.Return{Count: returns.Val(), Left: total}, nil
+}
+
+// Total is the whole sale's available stock.
+func (st State) Total() int64 {
+	var n int64
+	for _, v := range st.Variants {
+		n += v
+	}
+	return n
+}
+
+func counts(m map[int64]int64) []any {
+	out := make([]any, 0, 2*len(m))
+	for id, n := range m {
+		out = append(out, strconv.FormatInt(id, 10), n)
+	}
+	return out
 }
 
 // ensureGroup creates the stream and its consumer group if missing, so the

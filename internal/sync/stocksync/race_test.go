@@ -97,8 +97,8 @@ func TestCancelBetweenStatsReads(t *testing.T) {
 	if _, err := r.s.FinishReleases(ctx, 10); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := r.st.Levels(ctx, []int64{r.item.ID}); got[r.item.ID] != 10 {
-		t.Fatalf("redis stock %d after the cancel of %s settled, want 10", got[r.item.ID], cancelled.ID)
+	if got, _ := r.st.Levels(ctx, []int64{r.item.ID}); got[r.item.ID].Total != 10 {
+		t.Fatalf("redis stock %d after the cancel of %s settled, want 10", got[r.item.ID].Total, cancelled.ID)
 	}
 	r.consistent(t)
 }

@@ -75,7 +75,12 @@ func (s *Syncer) reconcileItem(ctx context.Context, id int64) (ItemReport, error
 		}
 		ir.Consistent = false // Redis had lost the sale
 		done = append(done, action{"warm", "warmed from MySQL: Redis held no state for the sale"})
-	case st.RedisDrift != 0:
+	case st.split:
+		if err := s.Warm(ctx, id); err != nil {
+			return ir, err
+		}
+		done = append(done, action{"warm", "warmed from MySQL: Redis's sale total disagreed with its variants"})
+	case st.drifted():
 		delta, err := s.lockedCorrect(ctx, id)
 		if err != nil {
 			return ir, err
@@ -85,13 +90,26 @@ func (s *Syncer) reconcileItem(ctx context.Context, id int64) (ItemReport, error
 		}
 	}
 	ir.Repaired = len(done) > 0 // a note for a person repairs nothing
-	if st.StockMySQL != st.StockTotal-st.activeQuantity() {
+	if !mysqlConsistent(st) {
 		done = append(done, action{"needs_attention", "MySQL stock disagrees with its own orders: left for a person to check"})
 	}
 	for _, a := range done {
 		ir.Actions = append(ir.Actions, a.text)
 	}
 	return ir, s.record(ctx, id, done)
+}
+
+// mysqlConsistent says whether MySQL agrees with itself: each variant's
+// stock and the sale's with their active orders, and the sale's with the sum
+// of its variants'.
+func mysqlConsistent(st Stats) bool {
+	ok := st.StockMySQL == st.StockTotal-st.activeQuantity()
+	sum := 0
+	for _, v := range st.Variants {
+		ok = ok && v.StockMySQL == v.StockTotal-v.activeQuantity()
+		sum += v.StockMySQL
+	}
+	return ok && sum == st.StockMySQL
 }
 
 func (s *Syncer) lockedCorrect(ctx context.Context, id int64) (int64, error) {

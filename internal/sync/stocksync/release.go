@@ -22,7 +22,7 @@ func (s *Syncer) Release(ctx context.Context, o order.Order) error {
 
 // releaseLocked is Release for a caller that holds the sale's sync lock.
 func (s *Syncer) releaseLocked(ctx context.Context, o order.Order) error {
-	if _, err := s.stock.Release(ctx, o.ItemID, o.UserID, o.ID); err != nil {
+	if _, err := s.stock.Release(ctx, o.ItemID, o.VariantID, o.UserID, o.ID); err != nil {
 		return err
 	}
 	return order.NewStore(s.db).MarkReleased(ctx, o.ID)

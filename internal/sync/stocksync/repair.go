@@ -29,8 +29,9 @@ func (s *Syncer) Repair(ctx context.Context, itemID int64, rejected []keyspace.E
 	})
 }
 
-// correct measures the drift of Redis stock and removes it; the caller
-// holds the sale's sync lock. It returns the change made. Owed releases of
+// correct measures the drift of each variant's Redis stock and removes it;
+// the caller holds the sale's sync lock. It returns the change made in all.
+// A sale whose Redis total no longer matches its variants is warmed again. Owed releases of
 // the item are settled first: one whose Redis step was done but not recorded
 // (a crash in between) would otherwise look like drift.
 func (s *Syncer) correct(ctx context.Context, itemID int64) (int64, error) {
@@ -44,14 +45,24 @@ func (s *Syncer) correct(ctx context.Context, itemID int64) (int64, error) {
 		}
 	}
 	st, err := s.Stats(ctx, itemID)
-	if err != nil || st.StockRedis == nil || st.RedisDrift == 0 {
+	if err != nil || st.StockRedis == nil {
 		return 0, err
 	}
-	// Never below zero: if MySQL cannot even hold the orders still queued,
-	// those will be rejected too, and repaired then.
-	delta := -min(st.RedisDrift, *st.StockRedis)
-	if _, err := s.stock.Adjust(ctx, itemID, delta); err != nil {
-		return 0, err
+	if st.split {
+		return 0, s.warmLocked(ctx, itemID)
 	}
-	return delta, nil
+	var moved int64
+	for _, v := range st.Variants {
+		if v.RedisDrift == 0 {
+			continue
+		}
+		// Never below zero: if MySQL cannot even hold the orders still
+		// queued, those will be rejected too, and repaired then.
+		delta := -min(v.RedisDrift, *v.StockRedis)
+		if _, err := s.stock.Adjust(ctx, itemID, v.VariantID, delta); err != nil {
+			return moved, err
+		}
+		moved += delta
+	}
+	return moved, nil
 }

@@ -136,20 +136,50 @@ func load(ctx context.Context, items *catalog.Store, orders *order.Store, itemID
 	if err != nil {
 		return stock.State{}, err
 	}
-	st := stock.State{Stock: int64(it.Stock),
-		Meta:   stock.Meta{StartsAt: it.StartsAt, EndsAt: it.EndsAt, Limit: it.PerUserLimit, RoomRate: it.RoomRate},
+	st := stock.State{Variants: make(map[int64]int64, len(it.Variants)), Meta: MetaOf(it),
 		Buyers: map[string]keyspace.Buyer{}, Idempotency: map[string]keyspace.Buyer{}}
+	for _, v := range it.Variants {
+		st.Variants[v.ID] = int64(v.Stock)
+	}
 	for _, o := range active {
-		hold(&st, o.UserID, o.IdempotencyKey, keyspace.Buyer{OrderID: o.ID, Quantity: o.Quantity, CreatedAt: o.CreatedAt})
+		hold(&st, o.UserID, o.IdempotencyKey, keyspace.Buyer{OrderID: o.ID, Quantity: o.Quantity,
+			CreatedAt: o.CreatedAt, VariantID: o.VariantID})
 	}
 	for _, e := range unpersisted {
-		st.Stock -= int64(e.Quantity)
-		hold(&st, e.UserID, e.IdempotencyKey, keyspace.Buyer{OrderID: e.OrderID, Quantity: e.Quantity, CreatedAt: e.CreatedAt})
+		v := variantOf(it, e)
+		st.Variants[v] -= int64(e.Quantity)
+		hold(&st, e.UserID, e.IdempotencyKey, keyspace.Buyer{OrderID: e.OrderID, Quantity: e.Quantity,
+			CreatedAt: e.CreatedAt, VariantID: v})
 	}
-	// Below zero only if MySQL lost stock that Redis had already reserved:
-	// the persister will reject the excess orders; Redis must not go negative.
-	st.Stock = max(st.Stock, 0)
+	for id, n := range st.Variants {
+		// Below zero only if MySQL lost stock that Redis had already
+		// reserved: the persister will reject the excess orders; Redis must
+		// not go negative.
+		st.Variants[id] = max(n, 0)
+	}
 	return st, nil
+}
+
+// variantOf is the variant of a queued order: the one it names, or for an
+// order queued before sales had variants, its sale's first.
+func variantOf(it catalog.Item, e keyspace.Entry) int64 {
+	if e.VariantID == 0 && len(it.Variants) > 0 {
+		return it.Variants[0].ID
+	}
+	return e.VariantID
+}
+
+// MetaOf is what Redis enforces of sale it.
+func MetaOf(it catalog.Item) stock.Meta {
+	m := stock.Meta{StartsAt: it.StartsAt, EndsAt: it.EndsAt, Limit: it.PerUserLimit, RoomRate: it.RoomRate,
+		VariantLimits: make(map[int64]int, len(it.Variants))}
+	if len(it.Variants) == 1 {
+		m.Only = it.Variants[0].ID
+	}
+	for _, v := range it.Variants {
+		m.VariantLimits[v.ID] = v.Limit(it)
+	}
+	return m
 }
 
 func hold(st *stock.State, user, idemKey string, b keyspace.Buyer) {

@@ -1,0 +1,143 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// UpdateVariant writes the patched fields of a variant of sale itemID. A
+// stock_total change moves the variant's available stock and the sale's by
+// the same delta, refusing to take it below zero (ErrStockConflict). locked
+// runs under the sale's row lock as Update's does, with the variant as it is
+// and as it will be. It returns the sale as written, and ErrNotFound,
+// ErrVariantNotFound or ErrLabelTaken.
+func (s *Store) UpdateVariant(ctx context.Context, itemID, variantID int64, p VariantPatch,
+	locked func(it Item, cur, next Variant) error) (Item, error) {
+	var it Item
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var err error
+		if it, err = lockItem(tx, itemID); err != nil {
+			return err
+		}
+		i := slices.IndexFunc(it.Variants, func(v Variant) bool { return v.ID == variantID })
+		if i < 0 {
+			return ErrVariantNotFound
+		}
+		cur := it.Variants[i]
+		next := p.Apply(cur)
+		delta := next.StockTotal - cur.StockTotal
+		next.Stock = cur.Stock + delta
+		if next.Stock < 0 {
+			return ErrStockConflict
+		}
+		if locked != nil {
+			if err := locked(it, cur, next); err != nil {
+				return err
+			}
+		}
+		err = tx.Model(&Variant{}).Where("id = ?", variantID).Updates(map[string]any{
+			"label": next.Label, "price_cents": next.PriceCents, "per_user_limit": next.PerUserLimit,
+			"image_url": next.ImageURL, "stock_total": next.StockTotal, "stock": gorm.Expr("stock + ?", delta),
+		}).Error
+		if err != nil {
+			return translate(err)
+		}
+		it.Variants[i] = next
+		it.StockTotal, it.Stock = it.StockTotal+delta, it.Stock+delta
+		return moveItemStock(tx, itemID, delta)
+	})
+	if err != nil {
+		return Item{}, fmt.Errorf("update variant %d of item %d: %w", variantID, itemID, err)
+	}
+	return it, nil
+}
+
+// AddVariant adds v, with all of its stock available, to a sale that has not
+// opened at now. It returns the sale as written, and ErrNotFound,
+// ErrSaleOpened, ErrVariantCount or ErrLabelTaken.
+func (s *Store) AddVariant(ctx context.Context, itemID int64, v Variant, now time.Time) (Item, error) {
+	var it Item
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var err error
+		if it, err = lockItem(tx, itemID); err != nil {
+			return err
+		}
+		if err := beforeOpening(it, now); err != nil {
+			return err
+		}
+		if len(it.Variants) >= MaxVariants {
+			return ErrVariantCount
+		}
+		v.ID, v.ItemID, v.Stock = 0, itemID, v.StockTotal
+		v.Position = it.Variants[len(it.Variants)-1].Position + 1
+		if err := translate(tx.Create(&v).Error); err != nil {
+			return err
+		}
+		it.Variants = append(it.Variants, v)
+		it.StockTotal, it.Stock = it.StockTotal+v.StockTotal, it.Stock+v.StockTotal
+		return moveItemStock(tx, itemID, v.StockTotal)
+	})
+	if err != nil {
+		return Item{}, fmt.Errorf("add variant to item %d: %w", itemID, err)
+	}
+	return it, nil
+}
+
+// DeleteVariant removes a variant from a sale that has not opened at now,
+// and its stock with it; a sale keeps at least one. It returns the sale as
+// written, and ErrNotFound, ErrVariantNotFound, ErrSaleOpened or
+// ErrVariantCount.
+func (s *Store) DeleteVariant(ctx context.Context, itemID, variantID int64, now time.Time) (Item, error) {
+	var it Item
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var err error
+		if it, err = lockItem(tx, itemID); err != nil {
+			return err
+		}
+		i := slices.IndexFunc(it.Variants, func(v Variant) bool { return v.ID == variantID })
+		switch {
+		case i < 0:
+			return ErrVariantNotFound
+		case len(it.Variants) == 1:
+			return ErrVariantCount
+		}
+		if err := beforeOpening(it, now); err != nil {
+			return err
+		}
+		// A sale that has not opened has no orders, so no order refers to
+		// the variant; the foreign key would refuse the delete otherwise.
+		if err := tx.Delete(&Variant{}, variantID).Error; err != nil {
+			return err
+		}
+		gone := it.Variants[i]
+		it.Variants = slices.Delete(it.Variants, i, i+1)
+		it.StockTotal, it.Stock = it.StockTotal-gone.StockTotal, it.Stock-gone.StockTotal
+		return moveItemStock(tx, itemID, -gone.StockTotal)
+	})
+	if err != nil {
+		return Item{}, fmt.Errorf("delete variant %d of item %d: %w", variantID, itemID, err)
+	}
+	return it, nil
+}
+
+func beforeOpening(it Item, now time.Time) error {
+	if !now.Before(it.StartsAt) {
+		return ErrSaleOpened
+	}
+	return nil
+}
+
+// moveItemStock keeps the sale's sums in step with a change of delta to one
+// of its variants' stock_total and stock.
+func moveItemStock(tx *gorm.DB, itemID int64, delta int) error {
+	if delta == 0 {
+		return nil
+	}
+	return tx.Model(&Item{}).Where("id = ?", itemID).Updates(map[string]any{
+		"stock_total": gorm.Expr("stock_total + ?", delta), "stock": gorm.Expr("stock + ?", delta),
+	}).Error
+}
