@@ -22,7 +22,7 @@ func TestPlainPurchase(t *testing.T) {
 		`{"variant_id":4, "quantity":1}`: no, `{"variant_id":4,"quantity":1,"x":1}`: no,
 		`{"variant_id":4}`: no, `{"quantity":1,"variant_id":4}`: no,
 		`{"variant_id":1234567890123456789,"quantity":1}`: no,
-		`{"variant_id":123456789012345678,"quantity":1}`: {123456789012345678, 1},
+		`{"variant_id":123456789012345678,"quantity":1}`:  {123456789012345678, 1},
 	}
 	for body, w := range tests {
 		v, q, ok := plainPurchase([]byte(body))
