@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -209,7 +210,8 @@ var refusals = map[int64]error{
 	reserveVariantNeed: ErrVariantRequired,
 }
 
-// parseIDs reads a comma-separated list of ids; the script writes it, so
+// parseIDs reads a comma-separated list of ids, in ascending order (the
+// script writes them in the hash's order); the script writes the list, so
 // nothing else can appear in it.
 func parseIDs(s string) []int64 {
 	ids := []int64{}
@@ -218,6 +220,7 @@ func parseIDs(s string) []int64 {
 			ids = append(ids, id)
 		}
 	}
+	slices.Sort(ids)
 	return ids
 }
 
