@@ -172,7 +172,7 @@ func TestReconcileRepairsRedis(t *testing.T) {
 	rdb.Del(ctx, keys.Item(b).Stock(), keys.Item(b).Meta(), keys.Item(b).Buyers()) // lost sale
 
 	r := s.call(t, "GET", "/api/v1/admin/reconcile", adminToken, nil)
-	if r.status != 200 || r.body["consistent"] != false || !strings.Contains(r.raw, "corrected Redis stock by -34") ||
+	if r.status != 200 || r.body["consistent"] != false || !strings.Contains(r.raw, `corrected Redis stock of variant \"Default\"`) || !strings.Contains(r.raw, "by -34") ||
 		!strings.Contains(r.raw, "warmed from MySQL") {
 		t.Fatalf("first reconcile: %d %s", r.status, r.raw)
 	}

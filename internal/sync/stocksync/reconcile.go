@@ -81,12 +81,13 @@ func (s *Syncer) reconcileItem(ctx context.Context, id int64) (ItemReport, error
 		}
 		done = append(done, action{"warm", "warmed from MySQL: Redis's sale total disagreed with its variants"})
 	case st.drifted():
-		delta, err := s.lockedCorrect(ctx, id)
+		moves, err := s.lockedCorrect(ctx, id)
 		if err != nil {
 			return ir, err
 		}
-		if delta != 0 {
-			done = append(done, action{"correct_stock", fmt.Sprintf("corrected Redis stock by %+d to match MySQL", delta)})
+		for _, m := range moves {
+			done = append(done, action{"correct_stock",
+				fmt.Sprintf("corrected Redis stock of variant %q (%d) by %+d to match MySQL", m.label, m.variant, m.delta)})
 		}
 	}
 	ir.Repaired = len(done) > 0 // a note for a person repairs nothing
@@ -112,14 +113,14 @@ func mysqlConsistent(st Stats) bool {
 	return ok && sum == st.StockMySQL
 }
 
-func (s *Syncer) lockedCorrect(ctx context.Context, id int64) (int64, error) {
-	var delta int64
+func (s *Syncer) lockedCorrect(ctx context.Context, id int64) ([]move, error) {
+	var moves []move
 	err := s.Exclusive(ctx, id, func(ctx context.Context) error {
 		var err error
-		delta, err = s.correct(ctx, id)
+		moves, err = s.correct(ctx, id)
 		return err
 	})
-	return delta, err
+	return moves, err
 }
 
 // ReconcileJob is Reconcile as a periodic job of the fleet.

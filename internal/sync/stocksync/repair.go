@@ -21,37 +21,37 @@ func (s *Syncer) Repair(ctx context.Context, itemID int64, rejected []keyspace.E
 				return err
 			}
 		}
-		delta, err := s.correct(ctx, itemID)
-		if delta != 0 {
-			s.log.Warn("repaired redis stock after rejected orders", "item_id", itemID, "delta", delta)
+		moves, err := s.correct(ctx, itemID)
+		for _, m := range moves {
+			s.log.Warn("repaired redis stock after rejected orders", "item_id", itemID, "variant_id", m.variant, "delta", m.delta)
 		}
 		return err
 	})
 }
 
 // correct measures the drift of each variant's Redis stock and removes it;
-// the caller holds the sale's sync lock. It returns the change made in all.
-// A sale whose Redis total no longer matches its variants is warmed again. Owed releases of
+// the caller holds the sale's sync lock. It returns the changes it made. A
+// sale whose Redis total no longer matches its variants is warmed again. Owed releases of
 // the item are settled first: one whose Redis step was done but not recorded
 // (a crash in between) would otherwise look like drift.
-func (s *Syncer) correct(ctx context.Context, itemID int64) (int64, error) {
+func (s *Syncer) correct(ctx context.Context, itemID int64) ([]move, error) {
 	owed, err := order.NewStore(s.db).Unreleased(ctx, itemID, 1000)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	for _, o := range owed {
 		if err := s.releaseLocked(ctx, o); err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
 	st, err := s.Stats(ctx, itemID)
 	if err != nil || st.StockRedis == nil {
-		return 0, err
+		return nil, err
 	}
 	if st.split {
-		return 0, s.warmLocked(ctx, itemID)
+		return nil, s.warmLocked(ctx, itemID)
 	}
-	var moved int64
+	var moves []move
 	for _, v := range st.Variants {
 		if v.RedisDrift == 0 {
 			continue
@@ -60,9 +60,16 @@ func (s *Syncer) correct(ctx context.Context, itemID int64) (int64, error) {
 		// queued, those will be rejected too, and repaired then.
 		delta := -min(v.RedisDrift, *v.StockRedis)
 		if _, err := s.stock.Adjust(ctx, itemID, v.VariantID, delta); err != nil {
-			return moved, err
+			return moves, err
 		}
-		moved += delta
+		moves = append(moves, move{variant: v.VariantID, label: v.Label, delta: delta})
 	}
-	return moved, nil
+	return moves, nil
+}
+
+// move is one correction of a variant's stock in Redis.
+type move struct {
+	variant int64
+	label   string
+	delta   int64
 }
