@@ -51,6 +51,14 @@ func TestChangeDropVariants(t *testing.T) {
 	check(t, s.call(t, "POST", item+"/variants", adminToken, size("EU 45", 1)), want{409, "sale_opened", ""})
 	check(t, s.call(t, "DELETE", variant(ids["EU 42"]), adminToken, nil), want{409, "sale_opened", ""})
 	check(t, s.call(t, "PATCH", variant(ids["EU 43"]), adminToken, map[string]any{"stock_total": 1}), want{409, "stock_conflict", ""})
+	// Moving the opening later does not free a size that orders hold,
+	// persisted or still queued.
+	later := map[string]any{"starts_at": t0.Add(10 * time.Minute).Format(time.RFC3339Nano)}
+	check(t, s.call(t, "PATCH", item, adminToken, later), want{200, "", ""})
+	check(t, s.call(t, "DELETE", variant(ids["EU 43"]), adminToken, nil), want{409, "sale_opened", ""})
+	s.settle(t, id)
+	check(t, s.call(t, "DELETE", variant(ids["EU 43"]), adminToken, nil), want{409, "sale_opened", ""})
+	check(t, s.call(t, "PATCH", item, adminToken, map[string]any{"starts_at": t0.Format(time.RFC3339Nano)}), want{200, "", ""})
 	raised := s.call(t, "PATCH", variant(ids["EU 43"]), adminToken, map[string]any{"stock_total": 6, "label": "EU 43½", "price_cents": nil})
 	check(t, raised, want{200, "", ""})
 	v := variantOf(raised, ids["EU 43"])

@@ -14,7 +14,8 @@ var (
 	ErrVariantNotFound = errors.New("catalog: variant not found")
 	// ErrLabelTaken: another variant of the sale has the label.
 	ErrLabelTaken = errors.New("catalog: variant label taken")
-	// ErrSaleOpened: variants are added and removed only before a sale opens.
+	// ErrSaleOpened: variants are added and removed only before a sale
+	// opens, and a variant that orders refer to is never removed.
 	ErrSaleOpened = errors.New("catalog: the sale has opened")
 	// ErrVariantCount: a sale has 1 to MaxVariants variants.
 	ErrVariantCount = errors.New("catalog: a sale has 1 to 64 variants")

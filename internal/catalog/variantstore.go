@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -108,9 +109,12 @@ func (s *Store) DeleteVariant(ctx context.Context, itemID, variantID int64, now 
 		if err := beforeOpening(it, now); err != nil {
 			return err
 		}
-		// A sale that has not opened has no orders, so no order refers to
-		// the variant; the foreign key would refuse the delete otherwise.
+		// A sale whose opening was moved later may hold orders already: the
+		// foreign key refuses to delete a variant they refer to.
 		if err := tx.Delete(&Variant{}, variantID).Error; err != nil {
+			if errors.Is(err, gorm.ErrForeignKeyViolated) {
+				return ErrSaleOpened
+			}
 			return err
 		}
 		gone := it.Variants[i]

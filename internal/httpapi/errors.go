@@ -76,7 +76,7 @@ var (
 	errVariantRequired = &Error{Status: http.StatusBadRequest, Code: "variant_required",
 		Message: "this sale has several variants: name one with variant_id", Field: "variant_id"}
 	errLabelTaken          = apiErr(http.StatusConflict, "label_taken", "another variant of this sale has that label")
-	errSaleOpened          = apiErr(http.StatusConflict, "sale_opened", "variants are added and removed only before the sale opens")
+	errSaleOpened          = apiErr(http.StatusConflict, "sale_opened", "variants are added and removed only before the sale opens, and one that orders hold stays")
 	errVariantCount        = apiErr(http.StatusConflict, "variant_count", "a sale has 1 to 64 variants")
 	errSaleStockOfVariants = &Error{Status: http.StatusBadRequest, Code: "invalid_request", Field: "stock_total",
 		Message: "stock_total of a sale with several variants is the sum of theirs: change a variant's"}

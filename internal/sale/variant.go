@@ -52,17 +52,50 @@ func (s *Service) AddVariant(ctx context.Context, itemID int64, v catalog.Varian
 }
 
 // DeleteVariant removes a variant from a sale that has not opened, and warms
-// the sale again, as AddVariant does. It returns catalog.ErrNotFound,
-// catalog.ErrVariantNotFound, catalog.ErrSaleOpened and
-// catalog.ErrVariantCount (a sale keeps one variant).
+// the sale again, as AddVariant does. A variant that any order holds stays,
+// even if the opening was moved later since: one still queued in Redis
+// would otherwise be refused by MySQL after the shopper was told it was
+// taken. It returns catalog.ErrNotFound, catalog.ErrVariantNotFound,
+// catalog.ErrSaleOpened and catalog.ErrVariantCount (a sale keeps one).
 func (s *Service) DeleteVariant(ctx context.Context, itemID, variantID int64) (catalog.Item, error) {
 	ctx = context.WithoutCancel(ctx)
-	it, err := s.items.DeleteVariant(ctx, itemID, variantID, s.now())
+	var it catalog.Item
+	err := s.sync.Exclusive(ctx, itemID, func(ctx context.Context) error {
+		if err := s.unheld(ctx, itemID, variantID); err != nil {
+			return err
+		}
+		var err error
+		it, err = s.items.DeleteVariant(ctx, itemID, variantID, s.now())
+		return err
+	})
 	if err != nil {
 		return catalog.Item{}, err
 	}
 	s.rewarm(ctx, itemID)
 	return it, nil
+}
+
+// unheld refuses (catalog.ErrSaleOpened) if Redis holds less of the variant
+// than its stock_total: some reservation, persisted or not, holds a unit.
+// The caller holds the sale's sync lock and the sale has not opened, so no
+// purchase or release changes that meanwhile.
+func (s *Service) unheld(ctx context.Context, itemID, variantID int64) error {
+	cur, err := s.items.Get(ctx, itemID)
+	if err != nil {
+		return err
+	}
+	v, ok := cur.Variant(variantID)
+	if !ok {
+		return catalog.ErrVariantNotFound
+	}
+	levels, err := s.stock.Levels(ctx, []int64{itemID})
+	if err != nil {
+		return err
+	}
+	if n, warm := levels[itemID].Variants[variantID]; warm && n < int64(v.StockTotal) {
+		return catalog.ErrSaleOpened
+	}
+	return nil
 }
 
 func (s *Service) rewarm(ctx context.Context, itemID int64) {
