@@ -142,7 +142,9 @@ func TestBuyADrop(t *testing.T) {
 		t.Fatalf("409 names order %v, want %s", got, first.str("order_id"))
 	}
 
-	check(t, s.call(t, "POST", buy, bob, body(ids["EU 41"], 1)), want{202, "", ""})
+	check(t, s.call(t, "POST", buy, bob, body(ids["EU 41"], 1), "Idempotency-Key", "bob-1"), want{202, "", ""})
+	check(t, s.call(t, "POST", buy, bob, body(ids["EU 41"], 1), "Idempotency-Key", "bob-1"), want{202, "", ""})
+	check(t, s.call(t, "POST", buy, bob, body(ids["EU 43"], 1), "Idempotency-Key", "bob-1"), want{422, "idempotency_key_reused", ""})
 	gone := s.call(t, "POST", buy, cy, body(ids["EU 41"], 1))
 	check(t, gone, want{410, "sold_out", ""})
 	if got := availableVariants(gone); got != itoa(ids["EU 42"])+","+itoa(ids["EU 43"]) {

@@ -183,7 +183,7 @@ func reserveResult(r Request, rep reply) (Reservation, error) {
 		switch {
 		case rep.code == reserveAlready:
 			return Reservation{}, &AlreadyPurchasedError{Existing: b}
-		case rep.code == reserveReplay && b.Quantity != r.Quantity:
+		case rep.code == reserveReplay && (b.Quantity != r.Quantity || r.VariantID != 0 && b.VariantID != r.VariantID):
 			return Reservation{}, ErrIdempotencyConflict
 		case rep.code == reserveReplay:
 			return Reservation{Buyer: b, StockLeft: -1, SaleLeft: -1, Replayed: true, Returns: rep.returns}, nil
