@@ -93,3 +93,29 @@ func TestGateMemoryAndOff(t *testing.T) {
 		t.Fatal("a gate that is off refused")
 	}
 }
+
+// TestGatePerVariant: the last units of one size of a drop shed its
+// stampede without holding back the shoppers of another size, and a return
+// of stock to the sale lifts every size's cap.
+func TestGatePerVariant(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	g := admission.New(2, time.Second, func() time.Time { return now })
+	g.Observe(1, 11, 0) // size 11 is gone
+	g.Observe(1, 12, 50)
+	if ok, soldOut := g.Admit(1, 11, "probe"); !ok || soldOut {
+		t.Fatal("the first shopper of a window must reach Redis")
+	}
+	if ok, soldOut := g.Admit(1, 11, "ann"); ok || !soldOut {
+		t.Fatalf("size 11 sold out this window: admitted %v, sold out %v", ok, soldOut)
+	}
+	for i := range 50 {
+		if ok, _ := g.Admit(1, 12, "m"+strconv.Itoa(i)); !ok {
+			t.Fatalf("size 12 has 50 left: shopper %d turned away", i)
+		}
+	}
+	g.Returned(1, 3)
+	if ok, _ := g.Admit(1, 11, "bob"); !ok {
+		t.Fatal("after stock came back to the sale, size 11 must reach Redis again")
+	}
+}
