@@ -5,15 +5,18 @@
 -- Batching lets the server answer many concurrent purchases with one round
 -- trip; every shopper still gets an answer of their own. A batch may mix the
 -- sale's variants: every key of the sale, each variant's stock included,
--- carries the sale's hash tag.
+-- carries the sale's hash tag. Stock is read once per variant and written
+-- once per call, not once per request: the script runs alone, so its own
+-- running count is the truth until it writes it back.
 --
 -- KEYS[1] stock   integer, available stock of the whole sale: always the sum
 --                 of KEYS[8]'s values, changed with them in every script
 -- KEYS[2] meta    hash: starts_ms, ends_ms, limit (per shopper in the whole
 --                 sale), room (admissions per second of the sale's waiting
 --                 room; absent or 0: none), only (the variant id when the
---                 sale has one variant, else absent), limit:<variant id>
---                 (the limit that applies to that variant)
+--                 sale has one variant, else absent), vlimits ("1" when some
+--                 variant has a limit of its own), limit:<variant id> (the
+--                 limit that applies to that variant)
 -- KEYS[3] buyers  hash: user id -> "orderID:quantity:createdMs:variantID",
 --                 one per shopper and sale, whatever the variant
 -- KEYS[4] idem    hash: user id .. "\n" .. idempotency key -> same value as buyers
@@ -53,67 +56,99 @@
 --                      the same admission cannot buy it back)
 --   9 NO_VARIANT       the sale has no such variant
 --  10 VARIANT_REQUIRED the sale has several variants and none was named
-local meta = redis.call('HMGET', KEYS[2], 'starts_ms', 'ends_ms', 'limit', 'room', 'only')
+local meta = redis.call('HMGET', KEYS[2], 'starts_ms', 'ends_ms', 'limit', 'room', 'only', 'vlimits')
 local room = tonumber(meta[4] or '0') > 0
 local returns = tonumber(redis.call('GET', KEYS[6]) or '0')
 local out = {returns}
+
+local vstock = {}  -- variant -> its stock as this call sees it; false: not the sale's
+local taken = {}   -- variant -> units this call took from it
+local limits = {}  -- variant -> the limit that applies to it
+local takenAll = 0 -- units this call took from the sale
+local saleAt = {}  -- out index of a sale-stock value -> takenAll when it was answered
+
+local function stockOf(variant)
+  local n = vstock[variant]
+  if n == nil then
+    n = redis.call('HGET', KEYS[8], variant)
+    n = n and tonumber(n) or false
+    vstock[variant] = n
+  end
+  return n
+end
+
+local function limitOf(variant)
+  local l = limits[variant]
+  if not l then
+    l = meta[3]
+    if meta[6] == '1' then
+      l = redis.call('HGET', KEYS[2], 'limit:' .. variant) or l
+    end
+    l = tonumber(l)
+    limits[variant] = l
+  end
+  return l
+end
 
 local function available()
   local ids = {}
   local all = redis.call('HGETALL', KEYS[8])
   for i = 1, #all, 2 do
-    if tonumber(all[i + 1]) > 0 then
+    local n = vstock[all[i]] or tonumber(all[i + 1])
+    if n > 0 then
       ids[#ids + 1] = all[i]
     end
   end
   return table.concat(ids, ',')
 end
 
+-- Returns code, detail, the variant's stock left, and whether the sale's
+-- stock left belongs in the answer.
 local function reserve(now, user, qty, orderID, idem, admitted, variant)
   if not meta[1] then
-    return 2, '', 0, 0
+    return 2, '', 0, false
   end
   local idemField = ''
   if idem ~= '' then
     idemField = user .. '\n' .. idem
     local first = redis.call('HGET', KEYS[4], idemField)
     if first then
-      return 1, first, 0, 0
+      return 1, first, 0, false
     end
   end
   if variant == '' then
     if not meta[5] then
-      return 10, '', 0, 0
+      return 10, '', 0, false
     end
     variant = meta[5]
   end
-  if not redis.call('HGET', KEYS[8], variant) then
-    return 9, '', 0, 0
+  local left = stockOf(variant)
+  if not left then
+    return 9, '', 0, false
   end
   if now < tonumber(meta[1]) then
-    return 3, meta[1], 0, 0
+    return 3, meta[1], 0, false
   end
   if now >= tonumber(meta[2]) then
-    return 4, meta[2], 0, 0
+    return 4, meta[2], 0, false
   end
   if room and (admitted ~= '1' or not redis.call('ZSCORE', KEYS[7], user)) then
-    return 8, '', 0, 0
+    return 8, '', 0, false
   end
-  local limit = redis.call('HGET', KEYS[2], 'limit:' .. variant) or meta[3]
-  if qty > tonumber(limit) then
-    return 5, limit, 0, 0
+  local limit = limitOf(variant)
+  if qty > limit then
+    return 5, tostring(limit), 0, false
   end
   local existing = redis.call('HGET', KEYS[3], user)
   if existing then
-    return 6, existing, 0, 0
+    return 6, existing, 0, false
   end
-  local left = redis.call('HINCRBY', KEYS[8], variant, -qty)
-  if left < 0 then
-    -- Undo our own decrement: stock never stays below zero.
-    left = redis.call('HINCRBY', KEYS[8], variant, qty)
-    return 7, available(), left, tonumber(redis.call('GET', KEYS[1]))
+  if qty > left then
+    return 7, available(), left, true
   end
-  local saleLeft = redis.call('DECRBY', KEYS[1], qty)
+  vstock[variant] = left - qty
+  taken[variant] = (taken[variant] or 0) + qty
+  takenAll = takenAll + qty
   local value = orderID .. ':' .. qty .. ':' .. now .. ':' .. variant
   redis.call('HSET', KEYS[3], user, value)
   if idemField ~= '' then
@@ -125,15 +160,34 @@ local function reserve(now, user, qty, orderID, idem, admitted, variant)
   if room then
     redis.call('ZREM', KEYS[7], user)
   end
-  return 0, value, left, saleLeft
+  return 0, value, left - qty, true
 end
 
 for i = 2, #ARGV, 7 do
-  local code, detail, left, saleLeft = reserve(tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2]),
+  local code, detail, left, withSale = reserve(tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2]),
     ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6])
   out[#out + 1] = code
   out[#out + 1] = detail
   out[#out + 1] = left
-  out[#out + 1] = saleLeft
+  out[#out + 1] = 0
+  if withSale then
+    saleAt[#out] = takenAll
+  end
+end
+
+-- Write back what this call took, and fill in the sale's stock each answer
+-- saw: what is left now plus what later requests of this call took.
+for variant, n in pairs(taken) do
+  redis.call('HINCRBY', KEYS[8], variant, -n)
+end
+local final
+if takenAll > 0 then
+  final = redis.call('DECRBY', KEYS[1], takenAll)
+end
+if next(saleAt) then
+  final = final or tonumber(redis.call('GET', KEYS[1]) or '0')
+  for at, cum in pairs(saleAt) do
+    out[at] = final + takenAll - cum
+  end
 end
 return out

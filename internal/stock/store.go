@@ -279,10 +279,16 @@ func (m Meta) fields() []any {
 	if m.Only != 0 {
 		f = append(f, "only", m.Only)
 	}
+	// Every variant's limit is written, so none is ever left stale; the
+	// script reads them only when one differs from the sale's.
+	own := "0"
 	for id, n := range m.VariantLimits {
 		f = append(f, "limit:"+strconv.FormatInt(id, 10), n)
+		if n != m.Limit {
+			own = "1"
+		}
 	}
-	return f
+	return append(f, "vlimits", own)
 }
 
 // SetMeta updates what the reserve script enforces of a sale. It is one
