@@ -163,9 +163,13 @@ func (s shopAPI) admit(req stock.Request) error {
 	case soldOut && (req.VariantID == 0 || s.soldOut.SoldOut(req.ItemID)):
 		// A sale of one variant, or all of it: nothing else to offer.
 		return stock.ErrSoldOut
+	case soldOut:
+		// One variant of several is gone, but only Redis can say which
+		// others are left, and the contract is a sold-out answer naming
+		// them. Its answer marks the variant, and the mark (checked above)
+		// answers the storm that follows without Redis.
+		return nil
 	}
-	// One variant of several looks gone, but without Redis's word this
-	// server cannot say which others are left: a retry asks.
 	return errBusy
 }
 
