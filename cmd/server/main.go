@@ -2,7 +2,7 @@
 //
 //	server [serve]   serve HTTP and persist orders (default)
 //	server migrate   apply the MySQL migrations and exit
-//	server seed      create the two demo sales if missing and exit
+//	server seed      create the three demo sales if missing and exit
 package main
 
 import (

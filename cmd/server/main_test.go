@@ -40,8 +40,8 @@ func TestCommands(t *testing.T) {
 		}
 	}
 	items, err := catalog.NewStore(db.Gorm).List(ctx)
-	if err != nil || len(items) != 2 {
-		t.Fatalf("after seeding twice: %d items, %v; want the 2 demo sales", len(items), err)
+	if err != nil || len(items) != 3 {
+		t.Fatalf("after seeding twice: %d items, %v; want the 3 demo sales", len(items), err)
 	}
 	if err := run(ctx, []string{"serve"}); err == nil {
 		t.Fatal("serve started without SECKILL_ADMIN_TOKEN")
