@@ -44,6 +44,9 @@ func (s *Service) updateLocked(ctx context.Context, id int64, p catalog.Patch) (
 		// Only a sale of one variant changes its stock here (the store
 		// refuses it otherwise).
 		delta := int64(next.StockTotal - cur.StockTotal)
+		if delta == 0 {
+			return nil
+		}
 		return s.adjust(ctx, &adj, id, cur.Variants[0].ID, delta)
 	})
 	if err != nil {
