@@ -34,7 +34,7 @@ func Plain(ctx context.Context, dsn string, orders []Order) (Run, error) {
 		return Run{}, err
 	}
 	began := time.Now()
-	if err := insertOrders(ctx, sqlDB, item.ID, orders); err != nil {
+	if err := insertOrders(ctx, sqlDB, item.ID, item.Variants[0].ID, orders); err != nil {
 		return Run{}, err
 	}
 	elapsed := time.Since(began)
@@ -44,20 +44,20 @@ func Plain(ctx context.Context, dsn string, orders []Order) (Run, error) {
 	return newRun(len(orders), elapsed), nil
 }
 
-const orderColumns = "(id, item_id, user_id, quantity, status, redis_released, stream_ms, stream_seq, created_at)"
+const orderColumns = "(id, item_id, variant_id, user_id, quantity, status, redis_released, stream_ms, stream_seq, created_at)"
 
-func insertOrders(ctx context.Context, db *sql.DB, item int64, orders []Order) error {
+func insertOrders(ctx context.Context, db *sql.DB, item, variant int64, orders []Order) error {
 	full, err := db.PrepareContext(ctx, insertSQL(InsertRows))
 	if err != nil {
 		return fmt.Errorf("prepare insert: %w", err)
 	}
 	defer full.Close()
-	args := make([]any, 0, 9*InsertRows)
+	args := make([]any, 0, 10*InsertRows)
 	for start := 0; start < len(orders); start += InsertRows {
 		chunk := orders[start:min(start+InsertRows, len(orders))]
 		args = args[:0]
 		for i, o := range chunk {
-			args = append(args, o.id, item, o.user, 1, "confirmed", true, o.ms, start+i,
+			args = append(args, o.id, item, variant, o.user, 1, "confirmed", true, o.ms, start+i,
 				time.UnixMilli(o.ms).UTC())
 		}
 		if len(chunk) == InsertRows {
@@ -73,7 +73,7 @@ func insertOrders(ctx context.Context, db *sql.DB, item int64, orders []Order) e
 }
 
 func insertSQL(rows int) string {
-	row := "(?,?,?,?,?,?,?,?,?)"
+	row := "(?,?,?,?,?,?,?,?,?,?)"
 	return "INSERT INTO orders " + orderColumns + " VALUES " + strings.Repeat(row+",", rows-1) + row
 }
 
