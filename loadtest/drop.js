@@ -21,7 +21,8 @@ function byNearness(n, from) {
 }
 
 // demandShares falls 2.5-fold per size away from the middle: with ten
-// sizes the two middle ones get 61% of first choices, the outer ones 0.8%.
+// sizes the two middle ones get 60% of first choices, the outer ones 1%
+// each (cmd/bench's drop row skews its shoppers the same way).
 export function demandShares(n) {
   const mid = (n - 1) / 2;
   const w = [...Array(n).keys()].map((i) => Math.pow(2.5, -Math.abs(i - mid)));

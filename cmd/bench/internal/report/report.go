@@ -137,7 +137,7 @@ round, each run after a short wait for the machine to go quiet. The server's own
 answers were. Latency is measured open-loop at a constant arrival rate of half the median purchase
 throughput (vegeta's library), so a slow answer cannot hide by slowing the sender; the floor is
 paced at the same rate to show what the generator and the machine allow. The drop row is the
-purchase measure on a sale of ten variants (sizes EU 38 to EU 47) with skewed demand, 61% of
+purchase measure on a sale of ten variants (sizes EU 38 to EU 47) with skewed demand, 60% of
 shoppers asking for the two middle sizes, against a floor run of its own; it sits beside the
 one-variant row to show what spreading a sale over variants costs. The persistence figure
 drains a backlog put into a sale's Redis stream in the reserve script's format, with the

@@ -19,7 +19,7 @@ var dropSizeStock = maxStock / len(dropSizes)
 
 // dropDemand is the share of shoppers wanting each of n sizes: it falls
 // 2.5-fold per size away from the middle, so with ten sizes the two middle
-// ones get 61% and the outer ones under 1% each, as in a real drop.
+// ones get about 60% and the outer ones about 1% each, as in a real drop.
 // loadtest/drop.js skews its shoppers the same way.
 func dropDemand(n int) []float64 {
 	mid := float64(n-1) / 2
@@ -47,6 +47,20 @@ func dropChoice(shares []float64, i int) int {
 		}
 	}
 	return len(shares) - 1
+}
+
+// dropMix is the share of shoppers dropChoice gives each of n sizes: what
+// the drop row's shoppers ask for, dropDemand rounded to the hundred slots.
+func dropMix(n int) []float64 {
+	shares, slots := dropDemand(n), make([]int, n)
+	for i := range 100 {
+		slots[dropChoice(shares, i)]++
+	}
+	out := make([]float64, n)
+	for p, k := range slots {
+		out[p] = float64(k) / 100
+	}
+	return out
 }
 
 // dropRound is purchaseRound on a sale of ten sizes, each shopper asking

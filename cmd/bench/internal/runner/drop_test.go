@@ -43,6 +43,12 @@ func TestDropDemandIsSkewedToTheMiddle(t *testing.T) {
 	if got := counts[4] + counts[5]; got != 600 {
 		t.Errorf("EU 42/43 chosen by %d of 1,000 shoppers, want 600", got)
 	}
+	// The report shows what the shoppers asked for.
+	for p, m := range dropMix(len(dropSizes)) {
+		if want := float64(counts[p]) / 1000; math.Abs(m-want) > 1e-9 {
+			t.Errorf("dropMix says %s gets %.3f, the shoppers gave it %.3f", dropSizes[p], m, want)
+		}
+	}
 }
 
 // Lines carry the variant the shopper asks for only in a drop, so the

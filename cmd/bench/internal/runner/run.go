@@ -197,7 +197,7 @@ func settingsOf(c Config, shoppers int) report.Settings {
 		Shoppers: shoppers, LatencyFor: c.LatencyFor.String(), PersistOrders: c.PersistOrders,
 		ManyConns: c.ManyConns, ManyConnsFor: c.ManyConnsFor.String(), SeckillEnv: seckillEnv}
 	if c.Wants("drop") {
-		s.DropDemand = dropDemand(len(dropSizes))
+		s.DropDemand = dropMix(len(dropSizes))
 	}
 	return s
 }
