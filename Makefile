@@ -32,7 +32,7 @@ load_env = eval "$$(scripts/dev-env.sh)"; \
 # Every .go file outside vendor directories.
 GO_FILES = find . -name '*.go' -not -path '*/vendor/*' -not -path './.git/*' -print0
 
-.PHONY: help services chromium cluster build run test migrate seed fmt fmt-check vet clean web-vendor fuzz k6 k6-flash k6-room k6-ci k6-browse k6-soak bench
+.PHONY: help services chromium cluster build run test migrate seed fmt fmt-check vet clean web-vendor fuzz k6 k6-flash k6-drop k6-room k6-ci k6-browse k6-soak bench
 
 help: ## List targets
 	@echo "Targets:"
@@ -98,7 +98,10 @@ k6: ## Install the pinned k6 into bin/ unless one is on the PATH (a few minutes 
 k6-flash: k6 ## Rehearse a flash sale against BASE_URL (default the make run server)
 	@$(load_env); ADMIN_TOKEN="$$SECKILL_ADMIN_TOKEN" JWT_SECRET="$$SECKILL_JWT_SECRET" $(K6) run loadtest/flash_sale.js
 
-k6-ci: services k6 build ## A short k6 flash sale against a throwaway server (CI runs it)
+k6-drop: k6 ## Rehearse a drop of ten sizes with skewed demand against BASE_URL (DROP=1 flash_sale.js)
+	@$(load_env); DROP=1 ADMIN_TOKEN="$$SECKILL_ADMIN_TOKEN" JWT_SECRET="$$SECKILL_JWT_SECRET" $(K6) run loadtest/flash_sale.js
+
+k6-ci: services k6 build ## A short k6 flash sale, drop and waiting room against a throwaway server (CI runs it)
 	scripts/k6-ci.sh
 
 k6-room: k6 ## A sale behind a waiting room against BASE_URL (default the make run server)

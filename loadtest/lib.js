@@ -38,31 +38,36 @@ export const admin = (method, path, body) => http.request(method, `${BASE_URL}${
 export const auth = (token, extra = {}) => ({ headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...extra } });
 
 // saleForTest creates a sale of stock units, one per shopper, opening in
-// opensIn seconds (extra fields are added to it), or takes SALE_ID; it mints
-// a token for each of shoppers shoppers named namePrefix-<sale>-<n>.
+// opensIn seconds (extra fields are added to it; with extra.variants the
+// stock is theirs and stock is not sent), or takes SALE_ID; it mints a token
+// for each of shoppers shoppers named namePrefix-<sale>-<n>. It returns the
+// sale as the API shows it too (item), variants included.
 export function saleForTest({ label, stock, shoppers, opensIn, namePrefix, extra = {} }) {
   if (!ADMIN_TOKEN) fail('set ADMIN_TOKEN (make run prints it; scripts/dev-env.sh holds it)');
   let saleID = __ENV.SALE_ID;
   let opensAt = Date.now() + opensIn * 1000;
+  let item;
   if (!saleID) {
     const r = admin('POST', '/api/v1/admin/items', {
       name: `${label} ${new Date().toISOString()}`, description: 'load test', price_cents: 100,
-      stock_total: stock, per_user_limit: 1, ...extra,
+      ...(extra.variants ? {} : { stock_total: stock }), per_user_limit: 1, ...extra,
       starts_at: new Date(opensAt).toISOString(), ends_at: new Date(opensAt + 3600e3).toISOString(),
     });
     if (r.status !== 201) fail(`create sale: ${r.status} ${r.body}`);
-    saleID = String(r.json('id'));
+    item = r.json();
+    saleID = String(item.id);
   } else {
-    opensAt = Date.parse(http.get(`${BASE_URL}/api/v1/items/${saleID}`).json('starts_at'));
+    item = http.get(`${BASE_URL}/api/v1/items/${saleID}`).json();
+    opensAt = Date.parse(item.starts_at);
   }
   const tokens = [];
   for (let i = 0; i < shoppers; i++) tokens.push(shopperToken(`${namePrefix}-${saleID}-${i}`));
-  return { saleID, opensAt, tokens };
+  return { saleID, opensAt, tokens, item };
 }
 
 // checkAfterSale waits up to 30 s for the sale's queue to drain, then checks
 // that the stores agree and the whole stock sold, plus any extra checks; it
-// fails the run if any does not hold.
+// fails the run if any does not hold, and returns the stats it checked.
 export function checkAfterSale(saleID, extra = {}) {
   let st = null;
   for (let i = 0; i < 60; i++) {
@@ -78,4 +83,5 @@ export function checkAfterSale(saleID, extra = {}) {
   });
   console.log(`sale ${saleID}: ${JSON.stringify(st)}`);
   if (!ok) fail(`invariants do not hold after the sale: ${JSON.stringify(st)}`);
+  return st;
 }

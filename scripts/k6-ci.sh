@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# A short flash sale and a short sale behind a waiting room, with k6 against
-# a real server, so the load scripts never rot: builds the server, starts it
-# on a spare port with a database and Redis prefix of its own, storms two
-# small sales, and stops the server whatever happens. The exit status is k6's.
+# A short flash sale, a short drop of ten sizes and a short sale behind a
+# waiting room, with k6 against a real server, so the load scripts never rot:
+# builds the server, starts it on a spare port with a database and Redis
+# prefix of its own, storms three small sales, and stops the server whatever
+# happens. The exit status is k6's.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -41,6 +42,9 @@ done
 
 BASE_URL="http://127.0.0.1:$port" ADMIN_TOKEN="$SECKILL_ADMIN_TOKEN" JWT_SECRET="$SECKILL_JWT_SECRET" \
 	SHOPPERS="${SHOPPERS:-400}" STOCK="${STOCK:-50}" VUS="${VUS:-20}" OPENS_IN=3 \
+	"$K6" run --quiet loadtest/flash_sale.js || { status=$?; tail -20 "$log"; exit "$status"; }
+BASE_URL="http://127.0.0.1:$port" ADMIN_TOKEN="$SECKILL_ADMIN_TOKEN" JWT_SECRET="$SECKILL_JWT_SECRET" \
+	DROP=1 SHOPPERS="${DROP_SHOPPERS:-300}" STOCK="${DROP_STOCK:-50}" VUS="${VUS:-20}" OPENS_IN=3 \
 	"$K6" run --quiet loadtest/flash_sale.js || { status=$?; tail -20 "$log"; exit "$status"; }
 BASE_URL="http://127.0.0.1:$port" ADMIN_TOKEN="$SECKILL_ADMIN_TOKEN" JWT_SECRET="$SECKILL_JWT_SECRET" \
 	SHOPPERS="${ROOM_SHOPPERS:-300}" STOCK="${ROOM_STOCK:-40}" RATE="${ROOM_RATE:-40}" OPENS_IN=3 \

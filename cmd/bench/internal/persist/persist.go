@@ -82,7 +82,7 @@ func Drain(ctx context.Context, rdb *redis.Client, dsn, prefix string, orders []
 		return Run{}, fmt.Errorf("create backlog sale: %w", err)
 	}
 	keys := keyspace.New(prefix)
-	if err := seedStream(ctx, rdb, keys, item.ID, orders); err != nil {
+	if err := seedStream(ctx, rdb, keys, item.ID, item.Variants[0].ID, orders); err != nil {
 		return Run{}, err
 	}
 	obs := &drainObserver{want: int64(len(orders)), done: make(chan struct{})}
@@ -116,10 +116,11 @@ func backlogItem(stock int) catalog.Item {
 		StartsAt: now.Add(-time.Minute), EndsAt: now.Add(6 * time.Hour)}
 }
 
-// seedStream writes the entries reserve.lua's XADD writes, and registers the
-// stream with its consumer group as warming a sale does.
-func seedStream(ctx context.Context, rdb *redis.Client, keys keyspace.Space, item int64, orders []Order) error {
-	stream, itemID := keys.Item(item).Stream(), strconv.FormatInt(item, 10)
+// seedStream writes the entries reserve.lua's XADD writes, each for the
+// given variant of item, and registers the stream with its consumer group
+// as warming a sale does.
+func seedStream(ctx context.Context, rdb *redis.Client, keys keyspace.Space, item, variant int64, orders []Order) error {
+	stream, itemID, variantID := keys.Item(item).Stream(), strconv.FormatInt(item, 10), strconv.FormatInt(variant, 10)
 	if err := rdb.XGroupCreateMkStream(ctx, stream, keyspace.Group, "0").Err(); err != nil {
 		return fmt.Errorf("create consumer group: %w", err)
 	}
@@ -130,7 +131,7 @@ func seedStream(ctx context.Context, rdb *redis.Client, keys keyspace.Space, ite
 		_, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for _, o := range orders[start:min(start+1000, len(orders))] {
 				p.XAdd(ctx, &redis.XAddArgs{Stream: stream, Values: []any{
-					"id", o.id, "item", itemID, "user", o.user, "qty", 1, "idem", "", "ts", o.ms}})
+					"id", o.id, "item", itemID, "variant", variantID, "user", o.user, "qty", 1, "idem", "", "ts", o.ms}})
 			}
 			return nil
 		})

@@ -35,7 +35,7 @@ func TestSeededEntriesParseLikeReserved(t *testing.T) {
 	ctx := context.Background()
 	keys := keyspace.New(prefix)
 	orders := Backlog(3)
-	if err := seedStream(ctx, rdb, keys, 7, orders); err != nil {
+	if err := seedStream(ctx, rdb, keys, 7, 70, orders); err != nil {
 		t.Fatal(err)
 	}
 	msgs, err := rdb.XRange(ctx, keys.Item(7).Stream(), "-", "+").Result()
@@ -47,7 +47,7 @@ func TestSeededEntriesParseLikeReserved(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e.OrderID != orders[i].id || e.UserID != orders[i].user || e.ItemID != 7 || e.Quantity != 1 ||
+		if e.OrderID != orders[i].id || e.UserID != orders[i].user || e.ItemID != 7 || e.VariantID != 70 || e.Quantity != 1 ||
 			e.IdempotencyKey != "" || e.CreatedAt.UnixMilli() != orders[i].ms {
 			t.Errorf("entry %d = %+v, want order %+v", i, e, orders[i])
 		}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/seckill/seckill/cmd/bench/internal/machine"
 )
@@ -14,11 +15,14 @@ func Notes(res Results) []string {
 		out = append(out, fmt.Sprintf("The machine was busy with other work when the run began (load average %s on %d cores): its figures swing more than a quiet machine's.",
 			res.Machine.LoadStart, res.Machine.Cores))
 	}
-	if len(res.Purchase)+len(res.SoldOut)+len(res.ScaleOut) > 0 || res.Latency != nil || res.ManyConns != nil {
+	if len(res.Purchase)+len(res.Drop)+len(res.SoldOut)+len(res.ScaleOut) > 0 || res.Latency != nil || res.ManyConns != nil {
 		out = append(out,
 			"Every request comes from 127.0.0.1, so the server ran with SECKILL_RATE_IP=1000000:1000000 (the per-IP limit would otherwise be all that is measured). The per-shopper limit, purchase tokens and the admission gate were at their defaults; SECKILL_PURCHASE_TOKEN_TTL=1h so tokens minted before the rounds outlive the run.",
 			"The generator shares the machine: "+generatorShare(res)+".",
 			quietness(res))
+	}
+	if len(res.Drop) > 0 {
+		out = append(out, dropNote(res.Settings.DropDemand))
 	}
 	if len(res.Purchase) > 0 {
 		out = append(out, "CPU per 1,000 purchases counts the server process alone (not Redis or MySQL), from the start of each purchase run until its orders were in MySQL; the floor's counts its process over its runs.")
@@ -45,7 +49,7 @@ func Notes(res Results) []string {
 // quietness says how busy the machine was just before the runs.
 func quietness(res Results) string {
 	var busy []float64
-	for _, p := range res.Purchase {
+	for _, p := range append(slices.Clone(res.Purchase), res.Drop...) {
 		busy = append(busy, p.Floor.BusyBefore, p.Seckill.BusyBefore)
 	}
 	for _, s := range res.SoldOut {
@@ -67,7 +71,7 @@ func quietness(res Results) string {
 // generatorShare says how many cores wrk kept busy in the throughput runs.
 func generatorShare(res Results) string {
 	var base, seck []float64
-	for _, p := range res.Purchase {
+	for _, p := range append(slices.Clone(res.Purchase), res.Drop...) {
 		base, seck = append(base, p.Floor.GenCores()), append(seck, p.Seckill.GenCores())
 	}
 	for _, s := range res.SoldOut {
@@ -78,4 +82,17 @@ func generatorShare(res Results) string {
 	}
 	return fmt.Sprintf("wrk kept a median of %.2f cores busy in the runs against the baselines and %.2f against seckill, of %d",
 		Median(base), Median(seck), res.Machine.Cores)
+}
+
+// dropNote says how the drop row's demand was spread.
+func dropNote(demand []float64) string {
+	shares := make([]string, len(demand))
+	for i, d := range demand {
+		shares[i] = percent(d) + "%"
+	}
+	return fmt.Sprintf("The drop row: one sale of %d variants, each shopper asking for one of them "+
+		"(in the sale's order: %s of the shoppers; the share falls 2.5-fold per variant away from the middle), "+
+		"every variant with far more stock than a run sells; the floor gets the same requests and ignores variant_id. "+
+		"Its floor is measured again beside it, round by round, and its server CPU is not in the CPU-per-purchase row.",
+		len(demand), strings.Join(shares, ", "))
 }

@@ -16,11 +16,17 @@ func sample() Results {
 	return Results{
 		Machine: machine.Machine{CPU: "Test CPU", Cores: 2, Kernel: "6.1", Go: "go1.26", Redis: "7.0.15", MariaDB: "10.11", Wrk: "4.1.0", Date: "2026-11-22 12:00 UTC"},
 		Settings: Settings{Rounds: 3, Threads: 2, Connections: 128, Duration: "8s", Shoppers: 360000,
-			LatencyFor: "10s", PersistOrders: 100000, ManyConns: 10000, ManyConnsFor: "10s"},
+			LatencyFor: "10s", PersistOrders: 100000, ManyConns: 10000, ManyConnsFor: "10s",
+			DropDemand: []float64{0.01, 0.02, 0.05, 0.12, 0.30, 0.30, 0.12, 0.05, 0.02, 0.01}},
 		Purchase: []PurchaseRound{
 			{Round: 1, Floor: wrk.Result{RPS: 6000}, Seckill: wrk.Result{RPS: 9500}, Outcomes: map[string]int64{"reserved": 76000}},
 			{Round: 2, Floor: wrk.Result{RPS: 5000}, Seckill: wrk.Result{RPS: 9000}, Outcomes: map[string]int64{"reserved": 72000}},
 			{Round: 3, Floor: wrk.Result{RPS: 7000}, Seckill: wrk.Result{RPS: 8000}, Outcomes: map[string]int64{"reserved": 64000}},
+		},
+		Drop: []PurchaseRound{
+			{Round: 1, Floor: wrk.Result{RPS: 6000}, Seckill: wrk.Result{RPS: 9000}, Outcomes: map[string]int64{"reserved": 72000}},
+			{Round: 2, Floor: wrk.Result{RPS: 6200}, Seckill: wrk.Result{RPS: 8500}, Outcomes: map[string]int64{"reserved": 67990, "rate_limited": 10}},
+			{Round: 3, Floor: wrk.Result{RPS: 5800}, Seckill: wrk.Result{RPS: 7000}, Outcomes: map[string]int64{"reserved": 56000}},
 		},
 		SoldOut: []SoldOutRound{
 			{Round: 1, Ceiling: wrk.Result{RPS: 16000}, Seckill: wrk.Result{RPS: 8000},
@@ -68,12 +74,13 @@ func TestSummarize(t *testing.T) {
 	t.Parallel()
 	rows := Summarize(sample())
 	want := []struct{ ratio, result string }{
-		{"1.50×", "PASS"},                // median 9,000 / 6,000
-		{"0.50×", "FAIL"},                // 8,000 / 16,000
-		{"—", "PASS"},                    // p99 4.2 ms
-		{"0.50×", "FAIL"},                // 25,000 / 50,000
-		{"—", "FAIL"},                    // two timeouts
-		{"—", "info"}, {"2.04×", "info"}, // RSS; 0.142 s / 0.069 s
+		{"1.50×", "PASS"},                      // median 9,000 / 6,000
+		{"1.42×", "FAIL (0.01% not reserved)"}, // drop: 8,500 / 6,000
+		{"0.50×", "FAIL"},                      // 8,000 / 16,000
+		{"—", "PASS"},                          // p99 4.2 ms
+		{"0.50×", "FAIL"},                      // 25,000 / 50,000
+		{"—", "FAIL"},                          // two timeouts
+		{"—", "info"}, {"2.04×", "info"},       // RSS; 0.142 s / 0.069 s
 		{"1.06×", "info"}, // scale-out: median 7,400 / 7,000
 		{"1.20×", "info"}, // CPU: 0.150 s / 0.125 s
 		{"0.83×", "info"}, // sold out: 30,000 / 36,000
@@ -86,8 +93,14 @@ func TestSummarize(t *testing.T) {
 			t.Errorf("row %d (%s): ratio %q result %q, want %q %q", i, rows[i].Measure, rows[i].Ratio, rows[i].Result, w.ratio, w.result)
 		}
 	}
-	if !strings.Contains(rows[1].Seckill, "gated_sold_out 99.98%, sold_out 0.02%") {
-		t.Errorf("sold-out row does not show the mix of answers: %q", rows[1].Seckill)
+	if !strings.Contains(rows[2].Seckill, "gated_sold_out 99.98%, sold_out 0.02%") {
+		t.Errorf("sold-out row does not show the mix of answers: %q", rows[2].Seckill)
+	}
+	if want := "a drop of 10 variants, 60% of shoppers on the middle two"; !strings.Contains(rows[1].Measure, want) {
+		t.Errorf("drop row measure %q lacks %q", rows[1].Measure, want)
+	}
+	if want := "8,500 req/s (reserved 99.99%, rate_limited 0.01%); 0.94× the one-variant row"; rows[1].Seckill != want {
+		t.Errorf("drop row = %q, want %q", rows[1].Seckill, want)
 	}
 }
 
@@ -127,6 +140,9 @@ func TestWriteReport(t *testing.T) {
 		"| measure | seckill | baseline | ratio | target | result |\n|---|---|---|---|---|---|\n",
 		"| 9,000 req/s (reserved 100%) | floor 6,000 req/s | 1.50× | ≥ 1.5× floor | PASS |",
 		"| 2 | 5,000 | 9,000 | 1.80× | reserved 100% |",
+		"Purchase throughput, a drop of 10 variants with skewed demand (wrk, req/s):\n\n| round | floor | seckill |",
+		"| 3 | 5,800 | 7,000 | 1.21× | reserved 100% |",
+		"- The drop row: one sale of 10 variants, each shopper asking for one of them (in the sale's order: 1%, 2%, 5%, 12%, 30%, 30%, 12%, 5%, 2%, 1% of the shoppers;",
 		"| 1 | 50,000 | 25,000 | 0.50× |",
 		"socket errors: connect 0, read 0, write 0, timeout 2",
 		"| floor at the same rate: p50 0.50 ms, p99 2.00 ms (0 errors) |",

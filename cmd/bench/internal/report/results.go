@@ -25,8 +25,11 @@ type Results struct {
 	Machine  machine.Machine `json:"machine"`
 	Settings Settings        `json:"settings"`
 	Purchase []PurchaseRound `json:"purchase_rounds,omitempty"`
-	SoldOut  []SoldOutRound  `json:"sold_out_rounds,omitempty"`
-	Latency  *LatencyResult  `json:"latency,omitempty"`
+	// Drop is measure 1 on a sale of several variants with skewed demand
+	// (Settings.DropDemand), each round with a floor run of its own.
+	Drop    []PurchaseRound `json:"drop_rounds,omitempty"`
+	SoldOut []SoldOutRound  `json:"sold_out_rounds,omitempty"`
+	Latency *LatencyResult  `json:"latency,omitempty"`
 	// FloorLatency is the floor paced at the same rate: what the generator
 	// and the machine allow, for comparison.
 	FloorLatency *LatencyResult `json:"floor_latency,omitempty"`
@@ -53,9 +56,13 @@ type Settings struct {
 	ManyConns     int      `json:"many_connections"`
 	ManyConnsFor  string   `json:"many_connections_duration"`
 	SeckillEnv    []string `json:"seckill_env_changed"`
+	// DropDemand is the share of the drop's shoppers asking for each of its
+	// variants, in the sale's order.
+	DropDemand []float64 `json:"drop_demand,omitempty"`
 }
 
-// PurchaseRound is one round of measure 1: floor and seckill, back to back.
+// PurchaseRound is one round of measure 1, or of the drop: floor and
+// seckill, back to back.
 type PurchaseRound struct {
 	Round        int              `json:"round"`
 	Floor        wrk.Result       `json:"floor"`

@@ -42,6 +42,9 @@ func Summarize(res Results) []Row {
 	if len(res.Purchase) > 0 {
 		rows = append(rows, purchaseRow(res.Purchase))
 	}
+	if len(res.Drop) > 0 {
+		rows = append(rows, dropRow(res))
+	}
 	if len(res.SoldOut) > 0 {
 		rows = append(rows, soldOutRow(res.SoldOut))
 	}
@@ -62,20 +65,52 @@ func Summarize(res Results) []Row {
 }
 
 func purchaseRow(rounds []PurchaseRound) Row {
-	var floor, seckill []float64
+	return floorRow("purchase throughput, distinct shoppers, sale not selling out", rounds, "")
+}
+
+// dropRow is the drop's purchases against the floor, under the purchase
+// target (a drop is the sale the shop sells), and beside the one-variant
+// row of the same run, which it is meant to be compared with.
+func dropRow(res Results) Row {
+	measure := "purchase throughput, a drop of several variants with skewed demand, distinct shoppers, not selling out"
+	if d := res.Settings.DropDemand; len(d) > 1 && len(d)%2 == 0 {
+		measure = fmt.Sprintf("purchase throughput, a drop of %d variants, %s%% of shoppers on the middle two, distinct shoppers, not selling out",
+			len(d), percent(d[len(d)/2-1]+d[len(d)/2]))
+	}
+	versus := ""
+	if len(res.Purchase) > 0 {
+		versus = "; " + times(Ratio(medianRPS(res.Drop), medianRPS(res.Purchase))) + " the one-variant row"
+	}
+	return floorRow(measure, res.Drop, versus)
+}
+
+// floorRow is a purchase workload's row: the server's median throughput
+// against the floor's, judged against the purchase target.
+func floorRow(measure string, rounds []PurchaseRound, more string) Row {
+	var floor []float64
 	all := map[string]int64{}
 	for _, r := range rounds {
-		floor, seckill = append(floor, r.Floor.RPS), append(seckill, r.Seckill.RPS)
+		floor = append(floor, r.Floor.RPS)
 		AddOutcomes(all, r.Outcomes)
 	}
-	q := Ratio(Median(seckill), Median(floor))
+	seckill := medianRPS(rounds)
+	q := Ratio(seckill, Median(floor))
 	verdict := judge(q >= targetPurchase, all["reserved"], SumOutcomes(all), "reserved")
 	return Row{
-		Measure:  "purchase throughput, distinct shoppers, sale not selling out",
-		Seckill:  fmt.Sprintf("%s req/s (%s)", Thousands(Median(seckill)), Mix(all)),
+		Measure:  measure,
+		Seckill:  fmt.Sprintf("%s req/s (%s)%s", Thousands(seckill), Mix(all), more),
 		Baseline: "floor " + Thousands(Median(floor)) + " req/s",
 		Ratio:    times(q), Target: fmt.Sprintf("≥ %.1f× floor", targetPurchase), Result: verdict,
 	}
+}
+
+// medianRPS is the server's median throughput over rounds.
+func medianRPS(rounds []PurchaseRound) float64 {
+	var rps []float64
+	for _, r := range rounds {
+		rps = append(rps, r.Seckill.RPS)
+	}
+	return Median(rps)
 }
 
 func soldOutRow(rounds []SoldOutRound) Row {

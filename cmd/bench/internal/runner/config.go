@@ -32,7 +32,7 @@ type Config struct {
 }
 
 // Measures are the names -only accepts.
-var Measures = []string{"purchase", "soldout", "latency", "conns", "persist", "scaleout"}
+var Measures = []string{"purchase", "drop", "soldout", "latency", "conns", "persist", "scaleout"}
 
 // Wants says whether the run includes measure m.
 func (c Config) Wants(m string) bool {

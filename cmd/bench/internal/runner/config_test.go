@@ -18,6 +18,9 @@ func TestParseConfigDefaultsEnvAndFlags(t *testing.T) {
 		c.PersistOrders != 100000 || c.ManyConns != 10000 || c.Docs != "" || len(c.Only) != 0 {
 		t.Errorf("defaults = %+v", c)
 	}
+	if !c.Wants("drop") || !c.Wants("purchase") {
+		t.Error("a default run leaves out the drop or the purchase row")
+	}
 	// The environment sets defaults; flags still win.
 	c, err = ParseConfig([]string{"-duration", "5s", "-docs", "docs/benchmarks.md"},
 		env(map[string]string{"BENCH_ROUNDS": "1", "BENCH_DURATION": "3s", "BENCH_ONLY": "purchase, persist"}))
@@ -27,11 +30,21 @@ func TestParseConfigDefaultsEnvAndFlags(t *testing.T) {
 	if c.Rounds != 1 || c.Duration != 5*time.Second || c.Docs != "docs/benchmarks.md" {
 		t.Errorf("env and flags = %+v", c)
 	}
-	if !c.Wants("persist") || c.Wants("latency") || c.Wants("scaleout") {
+	if !c.Wants("persist") || c.Wants("latency") || c.Wants("scaleout") || c.Wants("drop") {
 		t.Errorf("Only = %v: Wants is wrong", c.Only)
 	}
 	if c, err = ParseConfig([]string{"-only", "scaleout"}, env(nil)); err != nil || !c.Wants("scaleout") || c.Wants("purchase") {
 		t.Errorf("-only scaleout: %+v, %v", c.Only, err)
+	}
+	// The drop row runs alone or beside the one-variant row it is compared with.
+	if c, err = ParseConfig([]string{"-only", "purchase,drop"}, env(nil)); err != nil || !c.Wants("drop") || !c.Wants("purchase") || c.Wants("soldout") {
+		t.Errorf("-only purchase,drop: %+v, %v", c.Only, err)
+	}
+	if s := settingsOf(c, 0); len(s.DropDemand) != len(dropSizes) {
+		t.Errorf("settings of a run with the drop: demand %v, want a share per size", s.DropDemand)
+	}
+	if c, err = ParseConfig([]string{"-only", "purchase"}, env(nil)); err != nil || c.Wants("drop") || settingsOf(c, 0).DropDemand != nil {
+		t.Errorf("-only purchase: %+v, %v: want no drop", c.Only, err)
 	}
 }
 

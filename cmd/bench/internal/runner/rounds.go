@@ -14,9 +14,9 @@ import (
 // maxStock is the most the admin API accepts, far more than a run sells.
 const maxStock = 10_000_000
 
-// throughputRounds runs measures 1 and 2, alternating the systems and
-// flipping which goes first each round so a drift in the machine's speed
-// during the run does not favour one side.
+// throughputRounds runs measure 1, the drop and measure 2, alternating the
+// systems and flipping which goes first each round so a drift in the
+// machine's speed during the run does not favour one side.
 func (r *runner) throughputRounds(ctx context.Context, res *report.Results) error {
 	for round := 1; round <= r.cfg.Rounds; round++ {
 		seckillFirst := round%2 == 0
@@ -28,6 +28,15 @@ func (r *runner) throughputRounds(ctx context.Context, res *report.Results) erro
 			res.Purchase = append(res.Purchase, pr)
 			r.logf("round %d purchase: floor %s req/s, seckill %s req/s (%s)", round,
 				report.Thousands(pr.Floor.RPS), report.Thousands(pr.Seckill.RPS), report.Mix(pr.Outcomes))
+		}
+		if r.cfg.Wants("drop") {
+			dr, err := r.dropRound(ctx, round, seckillFirst)
+			if err != nil {
+				return fmt.Errorf("drop round %d: %w", round, err)
+			}
+			res.Drop = append(res.Drop, dr)
+			r.logf("round %d drop: floor %s req/s, seckill %s req/s (%s)", round,
+				report.Thousands(dr.Floor.RPS), report.Thousands(dr.Seckill.RPS), report.Mix(dr.Outcomes))
 		}
 		if r.cfg.Wants("soldout") {
 			sr, err := r.soldOutRound(ctx, round, seckillFirst)
@@ -56,27 +65,40 @@ func inOrder(flip bool, a, b func() error) error {
 // purchaseRound: a fresh sale with far more stock than a run sells, one wrk
 // run at the floor and one at the server with the same requests.
 func (r *runner) purchaseRound(ctx context.Context, round int, seckillFirst bool) (report.PurchaseRound, error) {
-	pr := report.PurchaseRound{Round: round}
 	item, err := r.seckill.createSale(ctx, fmt.Sprintf("bench purchase %d", round), maxStock)
 	if err != nil {
-		return pr, err
+		return report.PurchaseRound{Round: round}, err
 	}
-	files, err := r.shopperFiles(fmt.Sprintf("purchase-%d", round), item)
+	return r.purchaseRuns(ctx, round, seckillFirst, item, fmt.Sprintf("purchase-%d", round), nil)
+}
+
+// purchaseRuns runs wrk at the floor and at the server, in the order
+// seckillFirst says, with the same purchases of item: without variant
+// shoppers leave the variant out (a one-variant sale), with it shopper i
+// asks for variant(i).
+func (r *runner) purchaseRuns(ctx context.Context, round int, seckillFirst bool, item int64, name string,
+	variant func(int) int64) (report.PurchaseRound, error) {
+	pr := report.PurchaseRound{Round: round}
+	files, err := r.shopperFiles(name, item, variant)
 	defer r.removeShopperFiles(files)
 	if err != nil {
 		return pr, err
 	}
+	var more []string // shoppers.lua: the first file, then whether lines carry a variant
+	if variant != nil {
+		more = []string{"0", "variants"}
+	}
 	path := itemPath(item) + "/purchase"
 	floor := func() (err error) {
 		pr.FloorCPU, err = r.cpuOf(r.floor.Pid(), func() error {
-			pr.Floor, err = r.wrk(ctx, r.floorURL, path, files)
+			pr.Floor, err = r.wrk(ctx, r.floorURL, path, files, more...)
 			return err
 		})
 		return err
 	}
 	seckill := func() (err error) {
 		pr.Outcomes, pr.SeckillCPU, err = r.seckillRun(ctx, func() error {
-			pr.Seckill, err = r.wrk(ctx, r.seckill.url, path, files)
+			pr.Seckill, err = r.wrk(ctx, r.seckill.url, path, files, more...)
 			if err != nil {
 				return err
 			}
@@ -104,7 +126,7 @@ func (r *runner) soldOutRound(ctx context.Context, round int, seckillFirst bool)
 	if err := r.buyOnce(ctx, item, round); err != nil {
 		return sr, err
 	}
-	files, err := r.shopperFiles(fmt.Sprintf("soldout-%d", round), item)
+	files, err := r.shopperFiles(fmt.Sprintf("soldout-%d", round), item, nil)
 	defer r.removeShopperFiles(files)
 	if err != nil {
 		return sr, err

@@ -54,7 +54,7 @@ func Run(ctx context.Context, cfg Config, stdout, progress io.Writer) error {
 	}
 	r := &runner{cfg: cfg, dir: dir, tag: strconv.Itoa(os.Getpid()), rdb: rdb, progress: progress}
 	res := report.Results{Started: began.UTC(), Machine: machine.Describe(ctx, cfg.MySQLDSN, cfg.Wrk, rdb, began), Settings: settingsOf(cfg, 0)}
-	if cfg.Wants("purchase") || cfg.Wants("soldout") || cfg.Wants("latency") || cfg.Wants("conns") || cfg.Wants("scaleout") {
+	if cfg.Wants("purchase") || cfg.Wants("drop") || cfg.Wants("soldout") || cfg.Wants("latency") || cfg.Wants("conns") || cfg.Wants("scaleout") {
 		if err := r.serverMeasures(ctx, &res); err != nil {
 			return err
 		}
@@ -82,7 +82,7 @@ func (r *runner) logf(format string, args ...any) {
 	fmt.Fprintf(r.progress, "bench: "+format+"\n", args...)
 }
 
-// serverMeasures runs measures 1, 2, 7, 3, 5 and 6 against processes
+// serverMeasures runs measures 1, the drop, 2, 7, 3, 5 and 6 against processes
 // started once: floor, ceiling and the seckill server (and, for measure 7, a
 // second instance at times). Scale-out comes before latency so the
 // many-connections run, last, is the only one after the peak RSS reading.
@@ -162,10 +162,11 @@ func (r *runner) stopSystems(ctx context.Context) {
 	}
 }
 
-// shopperFiles writes this sale's shopper files and returns their prefix.
-func (r *runner) shopperFiles(name string, item int64) (string, error) {
+// shopperFiles writes this sale's shopper files and returns their prefix;
+// variant, if not nil, names the variant each shopper asks for.
+func (r *runner) shopperFiles(name string, item int64, variant func(int) int64) (string, error) {
 	prefix := filepath.Join(r.dir, name)
-	return prefix, writeShopperFiles(prefix, r.shoppers, r.cfg.Threads, r.seckill.secret, item, time.Hour)
+	return prefix, writeShopperFiles(prefix, r.shoppers, r.cfg.Threads, r.seckill.secret, item, time.Hour, variant)
 }
 
 func (r *runner) removeShopperFiles(prefix string) {
@@ -175,11 +176,11 @@ func (r *runner) removeShopperFiles(prefix string) {
 }
 
 // wrk runs the throughput generator at base+path, each request a shopper
-// from the files at prefix.
-func (r *runner) wrk(ctx context.Context, base, path, prefix string) (wrk.Result, error) {
+// from the files at prefix; more are shoppers.lua's further arguments.
+func (r *runner) wrk(ctx context.Context, base, path, prefix string, more ...string) (wrk.Result, error) {
 	busy := machine.Settle(ctx)
 	w, _, err := wrk.Cmd{Bin: r.cfg.Wrk, Threads: r.cfg.Threads, Connections: r.cfg.Connections,
-		Duration: r.cfg.Duration, Script: r.script, Args: []string{prefix, path}, URL: base}.Run(ctx)
+		Duration: r.cfg.Duration, Script: r.script, Args: append([]string{prefix, path}, more...), URL: base}.Run(ctx)
 	w.BusyBefore = busy
 	return w, err
 }
@@ -192,7 +193,11 @@ func itemPath(item int64) string { return "/api/v1/items/" + strconv.FormatInt(i
 
 // settingsOf is the knobs of cfg the figures depend on, for the report.
 func settingsOf(c Config, shoppers int) report.Settings {
-	return report.Settings{Rounds: c.Rounds, Duration: c.Duration.String(), Threads: c.Threads, Connections: c.Connections,
+	s := report.Settings{Rounds: c.Rounds, Duration: c.Duration.String(), Threads: c.Threads, Connections: c.Connections,
 		Shoppers: shoppers, LatencyFor: c.LatencyFor.String(), PersistOrders: c.PersistOrders,
 		ManyConns: c.ManyConns, ManyConnsFor: c.ManyConnsFor.String(), SeckillEnv: seckillEnv}
+	if c.Wants("drop") {
+		s.DropDemand = dropMix(len(dropSizes))
+	}
+	return s
 }

@@ -96,7 +96,7 @@ func (r *runner) scaleCase(ctx context.Context, load scaleLoad, round int, serve
 			return report.ScaleCase{}, err
 		}
 	}
-	files, err := r.shopperFiles(fmt.Sprintf("scale-%s-%d-%d", load.key, round, len(servers)), item)
+	files, err := r.shopperFiles(fmt.Sprintf("scale-%s-%d-%d", load.key, round, len(servers)), item, nil)
 	defer r.removeShopperFiles(files)
 	if err != nil {
 		return report.ScaleCase{}, err

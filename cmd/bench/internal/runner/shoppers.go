@@ -52,22 +52,24 @@ func mintShoppers(secret, prefix string, n int, ttl time.Duration) ([]shopper, e
 }
 
 // writeShopperFiles writes the lines shoppers.lua reads: file <prefix>.<t>
-// holds every threads-th shopper from t, as "jwt purchase-token". The token
-// is minted for item, valid from now.
-func writeShopperFiles(prefix string, shoppers []shopper, threads int, secret string, item int64, ttl time.Duration) error {
+// holds every threads-th shopper from t, as "jwt purchase-token", or, with
+// variant, "jwt purchase-token variant-id", shopper i asking for variant(i).
+// The token is minted for item, valid from now.
+func writeShopperFiles(prefix string, shoppers []shopper, threads int, secret string, item int64, ttl time.Duration,
+	variant func(int) int64) error {
 	minter := httpapi.NewPurchaseTokenMinter(secret, ttl)
 	now := time.Now()
 	for t := range threads {
 		if err := writeSlice(prefix+"."+strconv.Itoa(t), shoppers, t, threads, func(user string) string {
 			return minter.Issue(user, item, now)
-		}); err != nil {
+		}, variant); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func writeSlice(path string, shoppers []shopper, from, step int, token func(string) string) error {
+func writeSlice(path string, shoppers []shopper, from, step int, token func(string) string, variant func(int) int64) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("write shoppers: %w", err)
@@ -77,6 +79,10 @@ func writeSlice(path string, shoppers []shopper, from, step int, token func(stri
 		w.WriteString(shoppers[i].jwt)
 		w.WriteByte(' ')
 		w.WriteString(token(shoppers[i].user))
+		if variant != nil {
+			w.WriteByte(' ')
+			w.WriteString(strconv.FormatInt(variant(i), 10))
+		}
 		w.WriteByte('\n')
 	}
 	if err := w.Flush(); err != nil {
