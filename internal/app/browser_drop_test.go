@@ -109,7 +109,7 @@ func TestBrowserDropShopperPicksASize(t *testing.T) {
 	if msg := b.text("#message"); !strings.Contains(msg, "EU 42") {
 		t.Fatalf("after buying the page says %q", msg)
 	}
-	if body := `{"variant_id":` + itoa(v["EU 42"]) + `,"quantity":1}`; !b.eval(`window.__bodies.includes('`+body+`')`) {
+	if body := `{"variant_id":` + itoa(v["EU 42"]) + `,"quantity":1}`; !b.eval(`window.__bodies.includes('` + body + `')`) {
 		t.Fatalf("the page did not send the purchase body %s", body)
 	}
 
