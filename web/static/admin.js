@@ -234,6 +234,7 @@ async function edit(id) {
   $('#form-title').textContent = `Edit: ${it.name}`;
   $('#sale-submit').textContent = 'Save changes';
   $('#sale-cancel').classList.remove('hidden');
+  $('#form-msg').textContent = '';
   clearErrors();
   vrows.load(it, Date.parse(it.starts_at) <= Date.now() + offsetMs);
   field('name').focus();

@@ -46,7 +46,9 @@ function update() {
   const rs = rows();
   $('#stock-field').classList.toggle('hidden', editing !== null || rs.length > 0);
   const total = rs.reduce((n, r) => n + (Number(r.querySelector('[name="v-stock"]').value) || 0), 0);
-  $('#variant-sum').textContent = rs.length ? `${rs.length} variant${rs.length === 1 ? '' : 's'}, ${total} units in all.` : '';
+  // Editing, the rows' stock is what is typed, not what is saved: no sum.
+  const count = `${rs.length} variant${rs.length === 1 ? '' : 's'}`;
+  $('#variant-sum').textContent = !rs.length ? '' : (editing ? `${count}.` : `${count}, ${total} units in all.`);
   const closed = editing !== null && editing.opened;
   $('#add-variant').disabled = closed;
   $('#variant-note').textContent = closed
@@ -170,7 +172,8 @@ function rowError(err, row, method) {
 // variantBody is one row as the API takes a variant: blanks left out.
 function variantBody(row) {
   const v = values(row);
-  const out = { label: v.label, stock_total: num(v.stock) };
+  // A blank stock is left out, so the answer names the row that lacks it.
+  const out = { label: v.label, stock_total: v.stock === '' ? undefined : num(v.stock) };
   if (v.price !== '') out.price_cents = cents(v.price);
   if (v.limit !== '') out.per_user_limit = num(v.limit);
   if (v.image !== '') out.image_url = v.image;
@@ -182,16 +185,18 @@ export function createBody() {
   return rows().length ? rows().map(variantBody) : undefined;
 }
 
-// showError puts an answer about "variants[i]..." on row i; it says
-// whether it found the row.
+// showError puts an answer about "variants[i]..." on row i, and one about
+// the variants but no row under them all.
 export function showError(field, message) {
   const m = /^variants\[(\d+)\](?:\.(\w+))?$/.exec(field || '');
   const row = m && rows()[Number(m[1])];
-  if (!row) return false;
+  if (!row) {
+    if ((field || '').startsWith('variants')) $('.field-error[data-for="variants"]').textContent = message;
+    return;
+  }
   const input = { label: 'label', stock_total: 'stock', price_cents: 'price', per_user_limit: 'limit', image_url: 'image' }[m[2]];
   if (input) row.querySelector(`[name="v-${input}"]`).setAttribute('aria-invalid', 'true');
-  say(row, message, 'error');
-  return true;
+  say(row, message.replace(/^variants\[\d+\]\s*/, 'This row '), 'error'); // the row is already named by where it shows
 }
 
 export function clearErrors() {
