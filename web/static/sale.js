@@ -15,6 +15,7 @@ let intentKey = null; // one key per purchase intent; a retry reuses it
 let messageLocked = false; // a purchase answer stays until the next attempt
 let roomView = null; // the shopper's standing in the sale's waiting room, if it has one
 const picker = new Picker($('#variants'), onChoice);
+$('#image').addEventListener('error', () => $('#figure').classList.add('hidden')); // a broken picture takes no room
 
 const hasRoom = () => item && item.room_rate > 0;
 const admitted = () => !hasRoom() || (roomView && roomView.state === 'admitted');
@@ -34,7 +35,6 @@ function renderOnce() {
   document.title = `seckill · ${item.name}`;
   $('#name').textContent = item.name;
   $('#description').textContent = item.description;
-  $('#image').addEventListener('error', () => $('#figure').classList.add('hidden'));
   picker.sync(item);
   onChoice();
   $('#sale').classList.remove('hidden');
