@@ -68,7 +68,8 @@ func TestSecurityHeadersAndRequestID(t *testing.T) {
 		r.ServeHTTP(w, req)
 		csp := w.Header().Get("Content-Security-Policy")
 		if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") ||
-			!strings.Contains(csp, "frame-ancestors 'none'") || w.Header().Get("X-Content-Type-Options") != "nosniff" {
+			!strings.Contains(csp, "frame-ancestors 'none'") || !strings.Contains(csp, "img-src 'self' data: https:;") ||
+			w.Header().Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("%s: security headers %v", path, w.Header())
 		}
 		if w.Header().Get("X-Request-ID") != "abc-123" {

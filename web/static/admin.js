@@ -1,14 +1,16 @@
 // The admin dashboard: sign-in (the token becomes an HttpOnly session
 // cookie), a live table pushed over Server-Sent Events, a sell-through chart
-// for the sale in focus, and a form to create and edit sales.
-import uPlot from './vendor/uplot/uPlot.esm.js';
+// for the sale in focus, and a form to create and edit sales and their
+// variants. A sale of several variants shows a row per variant beneath it.
 import { $, el, api, APIError, price } from './api.js';
+import * as chart from './sellchart.js';
+import * as vrows from './adminrows.js';
 
 let source = null;
 let focus = null; // item id of the charted sale
 let editing = null; // item id being edited, null when creating
-const history = new Map(); // item id -> [{t, sold, left}]
-let chart = null;
+let last = null; // the latest snapshot
+let offsetMs = 0; // the server's clock minus ours, from the snapshots
 
 // ---- sign-in ------------------------------------------------------------
 async function signedIn() {
@@ -58,99 +60,99 @@ function start() {
   });
 }
 
+// shown is the variants a sale's rows list: none for a one-variant sale,
+// whose only variant's figures are the sale's own.
+const shown = (r) => (r.variants && r.variants.length > 1 ? r.variants : []);
+
 function onSnapshot(snap) {
+  last = snap;
+  offsetMs = Date.parse(snap.server_time) - Date.now();
   const t = Date.parse(snap.server_time) / 1000;
   $('#cost').textContent = `Last snapshot took ${snap.compute_ms.toFixed(1)} ms on the server.`;
   const body = $('#rows');
-  const ids = snap.rows.map((r) => String(r.item_id));
-  if ([...body.children].map((tr) => tr.dataset.item).join() !== ids.join()) {
-    body.replaceChildren(...snap.rows.map(rowElement));
+  const layout = snap.rows.map((r) => [r.item_id, ...shown(r).map((v) => v.variant_id)].join('.')).join();
+  if (body.dataset.layout !== layout) {
+    body.dataset.layout = layout;
+    body.replaceChildren(...snap.rows.flatMap((r) => [rowElement(r), ...shown(r).map((v) => variantElement(r, v))]));
   }
   for (const r of snap.rows) {
     paintRow(r);
-    record(r, t);
+    chart.record(r, t);
   }
-  drawChart();
+  chart.draw($('#chart'));
 }
 
 const cells = ['name', 'status', 'stock_total', 'stock_mysql', 'stock_redis', 'orders_pending', 'orders_confirmed', 'sold', 'invariants'];
 
-function rowElement(r) {
-  const tr = el('tr', { 'data-item': String(r.item_id) });
+function cellsOf(tr) {
   for (const c of cells) {
     const numeric = c.startsWith('stock') || c.startsWith('orders') || c === 'sold';
     tr.append(el('td', { class: numeric ? 'num' : '', 'data-cell': c }));
   }
+  return tr;
+}
+
+// variantElement is a variant's row under its sale's; data-of names the
+// sale (data-item stays the sale rows' alone).
+function variantElement(r, v) {
+  const tr = cellsOf(el('tr', { class: 'variant-row', 'data-of': String(r.item_id), 'data-variant': String(v.variant_id) }));
+  tr.append(el('td'));
+  return tr;
+}
+
+function rowElement(r) {
+  const tr = cellsOf(el('tr', { 'data-item': String(r.item_id) }));
   const chartBtn = el('button', { type: 'button', textContent: 'Chart' });
   chartBtn.addEventListener('click', () => setFocus(r.item_id, r.name));
   const editBtn = el('button', { type: 'button', textContent: 'Edit' });
   editBtn.addEventListener('click', () => edit(r.item_id));
   const warmBtn = el('button', { type: 'button', textContent: 'Re-warm' });
   warmBtn.addEventListener('click', () => rewarm(r.item_id));
-  tr.append(el('td', { class: 'inline' }, chartBtn, editBtn, warmBtn));
+  tr.append(el('td', {}, el('div', { class: 'actions' }, chartBtn, editBtn, warmBtn)));
   return tr;
 }
 
 function paintRow(r) {
   const tr = document.querySelector(`tr[data-item="${r.item_id}"]`);
-  const set = (c, v) => { tr.querySelector(`[data-cell="${c}"]`).textContent = v; };
-  set('name', r.name);
-  tr.querySelector('[data-cell="status"]').replaceChildren(el('span', { class: `badge ${r.status}`, textContent: r.status.replace('_', ' ') }));
-  for (const c of ['stock_total', 'stock_mysql', 'orders_pending', 'orders_confirmed', 'sold']) set(c, String(r[c]));
-  set('stock_redis', r.stock_redis === null ? 'not warm' : String(r.stock_redis));
-  const inv = tr.querySelector('[data-cell="invariants"]');
-  const badge = el('span', { class: `badge ${r.consistent ? 'consistent' : 'drifted'}`, textContent: r.consistent ? 'consistent' : 'drifted' });
-  inv.replaceChildren(badge, ...r.problems.map((p) => el('span', { class: 'problems', textContent: p })));
+  paintFigures(tr, r);
+  tr.querySelector('[data-cell="name"]').textContent = r.name;
+  tr.querySelector('[data-cell="status"]').replaceChildren(badge(r.status));
   tr.classList.toggle('focused', r.item_id === focus);
+  for (const v of shown(r)) {
+    const vr = document.querySelector(`tr[data-of="${r.item_id}"][data-variant="${v.variant_id}"]`);
+    paintFigures(vr, v);
+    vr.querySelector('[data-cell="name"]').textContent = v.label;
+    // A variant's own status matters only when it differs: sold out while
+    // its sale sells on.
+    const gone = r.status === 'live' && (v.stock_redis ?? v.stock_mysql) <= 0;
+    vr.querySelector('[data-cell="status"]').replaceChildren(...(gone ? [badge('sold_out')] : []));
+    vr.classList.toggle('focused', r.item_id === focus);
+  }
+}
+
+const badge = (status) => el('span', { class: `badge ${status}`, textContent: status.replace('_', ' ') });
+
+// paintFigures fills the cells a sale and a variant share.
+function paintFigures(tr, f) {
+  const set = (c, v) => { tr.querySelector(`[data-cell="${c}"]`).textContent = v; };
+  for (const c of ['stock_total', 'stock_mysql', 'orders_pending', 'orders_confirmed', 'sold']) set(c, String(f[c]));
+  set('stock_redis', f.stock_redis === null ? 'not warm' : String(f.stock_redis));
+  const inv = tr.querySelector('[data-cell="invariants"]');
+  const ok = el('span', { class: `badge ${f.consistent ? 'consistent' : 'drifted'}`, textContent: f.consistent ? 'consistent' : 'drifted' });
+  inv.replaceChildren(ok, ...f.problems.map((p) => el('span', { class: 'problems', textContent: p })));
 }
 
 // ---- chart ----------------------------------------------------------------
-function record(r, t) {
-  const h = history.get(r.item_id) || [];
-  if (h.length && h[h.length - 1].t === t) return;
-  h.push({ t, sold: r.sold, left: r.stock_redis ?? r.stock_mysql });
-  if (h.length > 600) h.shift();
-  history.set(r.item_id, h);
-}
-
 function setFocus(id, name) {
   focus = id;
+  chart.setFocus(id);
   $('#chart-title').textContent = `Sell-through: ${name}`;
   $('#chart-hint').classList.add('hidden');
-  document.querySelectorAll('#rows tr').forEach((tr) => tr.classList.toggle('focused', tr.dataset.item === String(id)));
-  drawChart();
+  document.querySelectorAll('#rows tr').forEach((tr) => tr.classList.toggle('focused', (tr.dataset.item || tr.dataset.of) === String(id)));
+  chart.draw($('#chart'));
 }
 
-function chartData() {
-  const h = history.get(focus) || [];
-  const xs = [], rate = [], left = [];
-  h.forEach((p, i) => {
-    xs.push(p.t);
-    left.push(p.left);
-    rate.push(i === 0 ? 0 : Math.max(0, (p.sold - h[i - 1].sold) / Math.max(1e-3, p.t - h[i - 1].t)));
-  });
-  return [xs, rate, left];
-}
-
-function drawChart() {
-  if (focus === null) return;
-  const box = $('#chart');
-  const data = chartData();
-  box.dataset.points = String(data[0].length);
-  if (!chart) {
-    chart = new uPlot({
-      width: Math.max(280, box.clientWidth),
-      height: 260,
-      scales: { x: { time: true } },
-      series: [{}, { label: 'Orders/s', stroke: '#c8102e', width: 2, scale: 'rate' },
-        { label: 'Stock left', stroke: '#1f4fd1', width: 2, scale: 'stock' }],
-      axes: [{}, { scale: 'rate', label: 'orders / s' }, { scale: 'stock', side: 1, label: 'stock left', grid: { show: false } }],
-    }, data, box);
-    window.addEventListener('resize', () => chart.setSize({ width: Math.max(280, box.clientWidth), height: 260 }));
-    return;
-  }
-  chart.setData(data);
-}
+window.addEventListener('resize', () => chart.resize($('#chart')));
 
 // ---- create / edit --------------------------------------------------------
 const pad = (n) => String(n).padStart(2, '0');
@@ -167,24 +169,27 @@ function resetForm() {
   $('#form-title').textContent = 'New sale';
   $('#sale-submit').textContent = 'Create sale';
   $('#sale-cancel').classList.add('hidden');
+  vrows.reset();
   clearErrors();
 }
 
 function clearErrors() {
   document.querySelectorAll('.field-error').forEach((e) => { e.textContent = ''; });
+  vrows.clearErrors();
 }
 
 // formBody reads the form; values it cannot read are sent as they are, so
-// the API's validation names the field.
+// the API's validation names the field. A sale's stock is its variants'
+// when it has rows, and is changed row by row when editing.
 function formBody() {
-  const num = (v) => (v.trim() === '' || Number.isNaN(Number(v)) ? v : Number(v));
   const iso = (v) => (v ? new Date(v).toISOString() : undefined);
-  const cents = field('price').value.trim() === '' ? undefined
-    : (Number.isNaN(Number(field('price').value)) ? field('price').value : Math.round(Number(field('price').value) * 100));
+  const p = field('price').value.trim();
+  const variants = editing === null ? vrows.createBody() : undefined;
   return {
-    name: field('name').value.trim(), description: field('description').value, price_cents: cents,
-    stock_total: num(field('stock_total').value), per_user_limit: num(field('per_user_limit').value),
-    room_rate: num(field('room_rate').value),
+    name: field('name').value.trim(), description: field('description').value, image_url: field('image_url').value.trim(),
+    price_cents: p === '' ? undefined : vrows.cents(p),
+    stock_total: editing === null && !variants ? vrows.num(field('stock_total').value) : undefined,
+    variants, per_user_limit: vrows.num(field('per_user_limit').value), room_rate: vrows.num(field('room_rate').value),
     starts_at: iso(field('starts_at').value), ends_at: iso(field('ends_at').value),
   };
 }
@@ -199,14 +204,16 @@ $('#sale-form').addEventListener('submit', async (ev) => {
     const it = editing === null
       ? await api('POST', '/api/v1/admin/items', formBody())
       : await api('PATCH', `/api/v1/admin/items/${editing}`, formBody());
+    const n = it.variants.length;
     msg.className = 'message ok';
-    msg.textContent = `${editing === null ? 'Created' : 'Saved'} "${it.name}" (${price(it.price_cents)}, ${it.stock_total} units).`;
+    msg.textContent = `${editing === null ? 'Created' : 'Saved'} "${it.name}" (${price(it.price_cents)}, ${it.stock_total} units${n > 1 ? ` in ${n} variants` : ''}).`;
     resetForm();
   } catch (err) {
     msg.className = 'message error';
     msg.textContent = err.message || 'Could not save the sale.';
-    const box = document.querySelector(`.field-error[data-for="${err.field}"]`);
+    const box = document.querySelector(`.field-error[data-for="${CSS.escape(err.field)}"]`);
     if (box) box.textContent = err.message;
+    else vrows.showError(err.field, err.message);
   }
 });
 
@@ -219,6 +226,7 @@ async function edit(id) {
   field('description').value = it.description;
   field('price').value = (it.price_cents / 100).toFixed(2);
   field('stock_total').value = it.stock_total;
+  field('image_url').value = it.image_url;
   field('per_user_limit').value = it.per_user_limit;
   field('room_rate').value = it.room_rate;
   field('starts_at').value = localInput(new Date(it.starts_at));
@@ -226,7 +234,9 @@ async function edit(id) {
   $('#form-title').textContent = `Edit: ${it.name}`;
   $('#sale-submit').textContent = 'Save changes';
   $('#sale-cancel').classList.remove('hidden');
+  $('#form-msg').textContent = '';
   clearErrors();
+  vrows.load(it, Date.parse(it.starts_at) <= Date.now() + offsetMs);
   field('name').focus();
 }
 
@@ -256,4 +266,15 @@ $('#reconcile').addEventListener('click', async () => {
   }
 });
 
+// soldOf is a variant's units sold, from the latest snapshot, for the
+// variant rows' messages; null when the snapshot does not have it.
+function soldOf(variantID) {
+  for (const r of (last ? last.rows : [])) {
+    const v = (r.variants || []).find((x) => x.variant_id === variantID);
+    if (v) return v.sold;
+  }
+  return null;
+}
+
+vrows.init(soldOf);
 (async () => { if (await signedIn()) start(); else showSignIn(); })();

@@ -9,6 +9,8 @@ export class APIError extends Error {
     this.code = e.code || `http_${status}`;
     this.field = e.field || '';
     this.orderId = e.order_id || '';
+    // A sold-out variant's answer names the variants still on sale.
+    this.availableVariants = Array.isArray(e.available_variants) ? e.available_variants : null;
     this.retryAfter = Number(retryAfter) || 0;
   }
 }
@@ -37,6 +39,8 @@ const messages = {
   unauthenticated: 'Please sign in first.',
   item_not_found: 'This sale does not exist.',
   not_admitted: 'Your turn in the waiting room is not open: it has not come yet, it has passed, or it was used to buy.',
+  variant_required: 'Choose a size or option first.',
+  variant_not_found: 'That option is no longer on sale. Reload the page to see what is.',
   waiting_room: 'This sale sells through its waiting room: wait for your turn, then buy.',
   network: 'Cannot reach the shop. Check your connection and try again.',
 };
@@ -87,6 +91,14 @@ export function countdown(ms) {
 
 export const price = (cents) => (cents / 100).toLocaleString('en-US', { style: 'currency', currency: 'USD' });
 
+// priceText is a sale's price: "from $X" (the lowest) when its variants'
+// prices differ.
+export function priceText(item) {
+  const cents = (item.variants || []).map((v) => v.price_cents);
+  if (cents.length < 2 || cents.every((c) => c === cents[0])) return price(cents.length ? cents[0] : item.price_cents);
+  return `from ${price(Math.min(...cents))}`;
+}
+
 // liveStatus recomputes a sale's status against the synced clock.
 export function liveStatus(item, now = serverNow()) {
   if (now >= Date.parse(item.ends_at)) return 'ended';
@@ -94,6 +106,9 @@ export function liveStatus(item, now = serverNow()) {
   if (item.stock_left <= 0) return 'sold_out';
   return 'live';
 }
+
+// variantStatus is liveStatus for one variant: its own stock, the sale's window.
+export const variantStatus = (item, v, now = serverNow()) => liveStatus({ ...item, stock_left: v.stock_left }, now);
 
 export const statusLabel = { live: 'Live', upcoming: 'Soon', sold_out: 'Sold out', ended: 'Ended' };
 
@@ -119,7 +134,7 @@ export function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (k === 'class') e.className = v;
-    else if (k.startsWith('data-')) e.setAttribute(k, v);
+    else if (k.startsWith('data-') || k.startsWith('aria-')) e.setAttribute(k, v);
     else e[k] = v;
   }
   e.append(...children);

@@ -2,11 +2,13 @@
 import { $, el, api, fetchItems, header, humanError } from './api.js';
 
 let names = {};
+let several = {}; // item id -> whether the sale sells more than one variant
 
 async function load() {
   try {
     const [{ orders }, items] = await Promise.all([api('GET', '/api/v1/orders'), fetchItems()]);
     names = Object.fromEntries(items.map((it) => [it.id, it.name]));
+    several = Object.fromEntries(items.map((it) => [it.id, it.variants.length > 1]));
     $('#orders').replaceChildren(...orders.map(row));
     $('#empty').classList.toggle('hidden', orders.length > 0);
     $('#error').textContent = '';
@@ -33,12 +35,19 @@ function actions(o) {
   pay.addEventListener('click', () => act(o, 'pay'));
   const cancel = el('button', { type: 'button', textContent: 'Cancel' });
   cancel.addEventListener('click', () => act(o, 'cancel'));
-  return el('td', { class: 'inline' }, pay, cancel);
+  return el('td', {}, el('div', { class: 'actions' }, pay, cancel));
+}
+
+// variantNote names the variant bought, unless the sale has only one (its
+// "Default" says nothing); a sale no longer listed still shows its label.
+function variantNote(o) {
+  const show = several[o.item_id] ?? (o.variant_label && o.variant_label !== 'Default');
+  return show ? [' ', el('span', { class: 'variant-label', textContent: o.variant_label })] : [];
 }
 
 function row(o) {
   return el('tr', { 'data-order': o.order_id },
-    el('td', {}, el('a', { href: `/sale/${o.item_id}`, textContent: names[o.item_id] || `Sale ${o.item_id}` })),
+    el('td', {}, el('a', { href: `/sale/${o.item_id}`, textContent: names[o.item_id] || `Sale ${o.item_id}` }), ...variantNote(o)),
     el('td', { class: 'num', textContent: String(o.quantity) }),
     el('td', {}, el('span', { class: `badge ${o.status}`, textContent: o.status })),
     el('td', { textContent: new Date(o.created_at).toLocaleString() }),

@@ -1,9 +1,11 @@
 // One sale: the Buy button enables itself at the opening second of the
 // server's clock, a double click never sends two orders, and the order's
 // state follows pending -> confirmed without a reload. A sale with a waiting
-// room turns Buy on only once the room has admitted the shopper.
-import { $, api, fetchItem, countdown, price, liveStatus, statusLabel, serverNow, header, signInForm, humanError } from './api.js';
+// room turns Buy on only once the room has admitted the shopper. A sale of
+// several variants (sizes, colours) asks the shopper to pick one.
+import { $, api, fetchItem, countdown, price, priceText, liveStatus, statusLabel, serverNow, header, signInForm, humanError } from './api.js';
 import { waitingRoom, describe, waitText } from './room.js';
+import { Picker } from './picker.js';
 
 const itemID = location.pathname.split('/').pop();
 let item = null;
@@ -12,6 +14,8 @@ let buying = false;
 let intentKey = null; // one key per purchase intent; a retry reuses it
 let messageLocked = false; // a purchase answer stays until the next attempt
 let roomView = null; // the shopper's standing in the sale's waiting room, if it has one
+const picker = new Picker($('#variants'), onChoice);
+$('#image').addEventListener('error', () => $('#figure').classList.add('hidden')); // a broken picture takes no room
 
 const hasRoom = () => item && item.room_rate > 0;
 const admitted = () => !hasRoom() || (roomView && roomView.state === 'admitted');
@@ -31,10 +35,43 @@ function renderOnce() {
   document.title = `seckill · ${item.name}`;
   $('#name').textContent = item.name;
   $('#description').textContent = item.description;
-  $('#price').textContent = price(item.price_cents);
-  const q = $('#quantity');
-  q.replaceChildren(...Array.from({ length: item.per_user_limit }, (_, i) => new Option(String(i + 1), String(i + 1))));
+  picker.sync(item);
+  onChoice();
   $('#sale').classList.remove('hidden');
+}
+
+const several = () => item.variants.length > 1;
+
+// onChoice shows what the chosen variant changes: price, picture and how
+// many one shopper may buy.
+function onChoice() {
+  if (!item) return;
+  const v = picker.chosen(item);
+  $('#price').textContent = v ? price(v.price_cents) : priceText(item);
+  showImage(v && v.image_url ? v.image_url : item.image_url, v && several() ? `${item.name}, ${v.label}` : item.name);
+  setQuantities(v ? v.per_user_limit : item.per_user_limit);
+  tick();
+}
+
+// showImage sets the picture as a property, never as markup, and only
+// when it changed, so a repaint does not reload it.
+function showImage(url, alt) {
+  const img = $('#image');
+  if (url && img.getAttribute('src') !== url) {
+    $('#figure').classList.remove('hidden');
+    img.src = url;
+  }
+  img.alt = alt;
+  if (!url) $('#figure').classList.add('hidden');
+}
+
+// setQuantities offers 1 to max, keeping the shopper's pick when it fits.
+function setQuantities(max) {
+  const q = $('#quantity');
+  if (q.options.length === max) return;
+  const keep = Math.min(Number(q.value) || 1, max);
+  q.replaceChildren(...Array.from({ length: max }, (_, i) => new Option(String(i + 1), String(i + 1))));
+  q.value = String(keep);
 }
 
 // tick repaints from the synced clock; it is what enables Buy on time.
@@ -45,17 +82,23 @@ function tick() {
   const badge = $('#status');
   badge.className = `badge ${st}`;
   badge.textContent = statusLabel[st];
-  $('#stock').textContent = `${item.stock_left} / ${item.stock_total}`;
+  const v = picker.chosen(item);
+  const shown = v && several() ? v : item;
+  $('#stock-label').textContent = shown === item ? 'Left' : `Left in ${v.label}`;
+  $('#stock').textContent = `${shown.stock_left} / ${shown.stock_total}`;
+  picker.paint(item);
   const upcoming = st === 'upcoming';
   $('#when').textContent = upcoming ? 'Opens in' : (st === 'ended' ? 'Ended' : 'Ends in');
   $('#countdown').textContent = st === 'ended' ? '00:00:00' : countdown(Date.parse(upcoming ? item.starts_at : item.ends_at) - now);
-  $('#buy').disabled = !user || buying || st !== 'live' || !admitted();
+  $('#buy').disabled = !user || buying || st !== 'live' || !admitted() || !v || v.stock_left <= 0;
   $('#signin').classList.toggle('hidden', !!user || st === 'sold_out' || st === 'ended');
   $('#buy').dataset.state = st;
   if (!messageLocked) {
     if (st === 'sold_out') say('Sold out. Every unit has been claimed.', 'error');
     else if (st === 'ended') say('This sale has ended.', 'error');
     else if (st === 'upcoming') say(hasRoom() ? 'The Buy button turns on when the waiting room lets you in.' : 'The Buy button turns on when the sale opens.');
+    else if (!v) say('Choose a size or style, then press Buy.');
+    else if (v.stock_left <= 0) say(`${v.label} is sold out. Choose another.`, 'error');
     else say('');
   }
 }
@@ -63,7 +106,9 @@ function tick() {
 async function refresh() {
   try {
     const fresh = await fetchItem(itemID);
-    if (fresh) item = fresh;
+    if (!fresh) return;
+    item = fresh;
+    picker.sync(item);
   } catch { /* keep the last numbers; the next refresh retries */ }
 }
 
@@ -76,14 +121,16 @@ async function purchase() {
   btn.textContent = 'Buying…';
   intentKey = intentKey || newKey();
   const quantity = Number($('#quantity').value);
+  const v = picker.chosen(item);
   try {
-    const res = await buyWithRetry(quantity);
+    const res = await buyWithRetry(v.id, quantity);
     intentKey = null;
-    say(`Done! You bought ${res.quantity}.`, 'ok');
-    follow(res.order_id, res.status);
+    say(several() ? `Done! You bought ${res.quantity} × ${v.label}.` : `Done! You bought ${res.quantity}.`, 'ok');
+    follow(res.order_id, res.status, v.label);
   } catch (err) {
     if (!(err.status >= 500 || err.status === 429 || !err.status)) intentKey = null; // final answer
     say(humanError(err), 'error');
+    if (err.code === 'sold_out') soldOut(v, err.availableVariants);
     if (err.code === 'already_purchased' && err.orderId) follow(err.orderId, 'pending');
   } finally {
     buying = false;
@@ -104,10 +151,28 @@ async function freshToken() {
   return purchaseToken.token;
 }
 
+// soldOut marks the variant the shopper tried as gone and, when others are
+// left (available lists them), moves the choice to the first of those and
+// says so, so the next press of Buy is a choice the shopper saw.
+function soldOut(tried, available) {
+  // item may be a newer copy than the one tried came from.
+  for (const v of item.variants) if (v.id === tried.id || (available && !available.includes(v.id))) v.stock_left = 0;
+  if (!available) return; // the next refresh shows what is left
+  if (available.length === 0) {
+    item.stock_left = 0;
+    return; // the message already says sold out
+  }
+  const next = item.variants.find((v) => available.includes(v.id));
+  if (!next || !several()) return;
+  picker.choose(next.id);
+  say(`${tried.label} just sold out. We picked ${next.label} for you instead: check it, then press Buy again.`, 'warn');
+}
+
 // buyWithRetry retries once, with the same Idempotency-Key, when the shop is
-// busy: the retry can never buy twice.
-async function buyWithRetry(quantity) {
-  const send = async () => api('POST', `/api/v1/items/${itemID}/purchase`, { quantity },
+// busy: the retry can never buy twice. The body is exactly
+// {"variant_id":V,"quantity":N}, the form the server reads fastest.
+async function buyWithRetry(variantID, quantity) {
+  const send = async () => api('POST', `/api/v1/items/${itemID}/purchase`, { variant_id: variantID, quantity },
     { 'Idempotency-Key': intentKey, 'X-Purchase-Token': await freshToken() });
   try {
     return await send();
@@ -121,11 +186,12 @@ async function buyWithRetry(quantity) {
 let following = null;
 
 // follow shows an order and polls it until it is stored in MySQL.
-function follow(orderID, status) {
+function follow(orderID, status, label = '') {
   if (following === orderID) return; // already shown and followed
   following = orderID;
   $('#order').classList.remove('hidden');
   $('#order-id').textContent = orderID;
+  $('#order-variant').textContent = label && several() ? `(${label})` : '';
   show(status);
   const poll = async () => {
     if (following !== orderID) return;
@@ -191,7 +257,7 @@ async function main() {
   if (user) {
     try {
       mine = (await api('GET', '/api/v1/orders')).orders.find((o) => String(o.item_id) === itemID && o.status !== 'cancelled');
-      if (mine) follow(mine.order_id, mine.status);
+      if (mine) follow(mine.order_id, mine.status, mine.variant_label);
     } catch { /* no orders shown; buying still works */ }
   }
   if (hasRoom()) enterRoom(!!mine);

@@ -1,17 +1,30 @@
 // The list of sales: live stock, and a countdown to each opening that runs on
 // the server's clock.
-import { $, el, fetchItems, countdown, price, liveStatus, statusLabel, serverNow, header, signInForm, humanError } from './api.js';
+import { $, el, fetchItems, countdown, priceText, liveStatus, statusLabel, serverNow, header, signInForm, humanError } from './api.js';
 
 let items = [];
 
 function card(it) {
-  const c = el('article', { class: 'card sale-card', 'data-item': String(it.id) },
+  // The picture repeats the name beside it: hidden from screen readers and
+  // out of the tab order, so the card has one link to follow.
+  const thumb = el('a', { class: 'thumb hidden', href: `/sale/${it.id}`, tabIndex: -1, 'aria-hidden': 'true' },
+    el('img', { alt: '', loading: 'lazy', decoding: 'async' }));
+  thumb.querySelector('img').addEventListener('error', () => thumb.classList.add('hidden'));
+  return el('article', { class: 'card sale-card', 'data-item': String(it.id) }, thumb,
     el('h3', {}, el('a', { href: `/sale/${it.id}`, textContent: it.name })),
-    el('div', { class: 'row' }, el('span', { textContent: price(it.price_cents) }), el('span', { class: 'badge' })),
+    el('div', { class: 'row' }, el('span', { class: 'price' }), el('span', { class: 'badge' })),
     el('div', { class: 'row' }, el('span', { class: 'muted', textContent: 'Left' }),
       el('span', { class: 'stock' })),
     el('div', { class: 'row' }, el('span', { class: 'when muted' }), el('span', { class: 'countdown' })));
-  return c;
+}
+
+// showImage sets a card's picture as a property (never markup) and only
+// when it changed, so a repaint does not reload it.
+function showImage(c, url) {
+  const thumb = c.querySelector('.thumb');
+  const img = thumb.querySelector('img');
+  if (img.getAttribute('src') !== url && url) img.src = url;
+  thumb.classList.toggle('hidden', !url);
 }
 
 // paint refreshes every card from the latest data and the synced clock.
@@ -21,6 +34,8 @@ function paint() {
     const c = document.querySelector(`[data-item="${it.id}"]`);
     if (!c) continue;
     const st = liveStatus(it, now);
+    showImage(c, it.image_url);
+    c.querySelector('.price').textContent = priceText(it);
     const badge = c.querySelector('.badge');
     badge.className = `badge ${st}`;
     badge.textContent = statusLabel[st];
