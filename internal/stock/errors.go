@@ -18,7 +18,7 @@ var (
 	ErrOverLimit           = errors.New("stock: quantity above the per-user limit")
 	ErrAlreadyPurchased    = errors.New("stock: shopper already holds an order for this item")
 	ErrSoldOut             = errors.New("stock: sold out")
-	ErrIdempotencyConflict = errors.New("stock: idempotency key reused with a different quantity")
+	ErrIdempotencyConflict = errors.New("stock: idempotency key reused with a different quantity or variant")
 	ErrStockConflict       = errors.New("stock: change would take back stock already sold")
 	ErrBusy                = errors.New("stock: sale kept changing while warming; try again")
 	ErrVariantNotFound     = errors.New("stock: the sale has no such variant")
