@@ -107,9 +107,9 @@ func outcomeOf(r reply) string {
 	return strconv.Itoa(r.status) + " " + r.errCode()
 }
 
-// untilAnswered repeats a request while the server answers 503 (busy, or
-// an order still being saved), as a client honouring Retry-After would,
-// for up to 10 s.
+// untilAnswered repeats a request while the server answers 503 (busy) or
+// 409 order_pending (an order still being saved), both with Retry-After, as
+// a client honouring it would, for up to 10 s.
 func untilAnswered(send func() reply) reply {
 	var r reply
 	testenv.Eventually(10*time.Second, func() bool {
