@@ -148,12 +148,16 @@ func (s shopAPI) purchaseRequest(c *gin.Context) (stock.Request, error) {
 // stampede on a variant's last units; a waiting room's admitted shoppers are
 // no stampede (the room lets through no more of them than the stock left
 // can serve), and turning one away would leave their unit held until their
-// window passed.
+// window passed. A request with an Idempotency-Key passes a variant's
+// sold-out mark, as it passes the sale's (soldOutMark): it may be the retry
+// of the purchase that took the variant's last unit, which must get that
+// order back.
 func (s shopAPI) admit(req stock.Request) error {
 	if req.Admitted {
 		return nil
 	}
-	if available, marked := s.soldOut.VariantSoldOut(req.ItemID, req.VariantID); marked {
+	available, marked := s.soldOut.VariantSoldOut(req.ItemID, req.VariantID)
+	if marked && req.IdempotencyKey == "" {
 		return &stock.SoldOutError{Available: available}
 	}
 	ok, soldOut := s.gate.Admit(req.ItemID, req.VariantID, req.UserID)

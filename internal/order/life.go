@@ -70,16 +70,20 @@ func (s *Store) transition(ctx context.Context, op, id, userID string, step func
 }
 
 func cancelTx(tx *gorm.DB, cur *row, reason string) error {
+	// The sale's row before the order's change: it is the lock every writer
+	// of its stock takes. Changing the order's status first changes its
+	// (item_id, active_user_id) key, and the foreign key check that follows
+	// takes a shared lock on the sale's row: two cancels of one sale then
+	// each held one and waited for the other's to go, a deadlock.
+	res := tx.Exec("UPDATE items SET stock = stock + ? WHERE id = ?", cur.Quantity, cur.ItemID)
+	if res.Error != nil {
+		return res.Error
+	}
 	err := tx.Model(&row{}).Where("id = ?", cur.ID).Updates(map[string]any{
 		"status": StatusCancelled, "cancel_reason": reason, "redis_released": false,
 	}).Error
 	if err != nil {
 		return err
-	}
-	// The sale's row first: it is the lock every writer of its stock takes.
-	res := tx.Exec("UPDATE items SET stock = stock + ? WHERE id = ?", cur.Quantity, cur.ItemID)
-	if res.Error != nil {
-		return res.Error
 	}
 	res = tx.Exec("UPDATE variants SET stock = stock + ? WHERE id = ?", cur.Quantity, cur.VariantID)
 	if res.Error != nil {

@@ -183,7 +183,7 @@ func reserveResult(r Request, rep reply) (Reservation, error) {
 		switch {
 		case rep.code == reserveAlready:
 			return Reservation{}, &AlreadyPurchasedError{Existing: b}
-		case rep.code == reserveReplay && (b.Quantity != r.Quantity || r.VariantID != 0 && b.VariantID != r.VariantID):
+		case rep.code == reserveReplay && (b.Quantity != r.Quantity || otherVariant(r, b)):
 			return Reservation{}, ErrIdempotencyConflict
 		case rep.code == reserveReplay:
 			return Reservation{Buyer: b, StockLeft: -1, SaleLeft: -1, Replayed: true, Returns: rep.returns}, nil
@@ -197,6 +197,14 @@ func reserveResult(r Request, rep reply) (Reservation, error) {
 		return Reservation{}, err
 	}
 	return Reservation{}, fmt.Errorf("reserve: unknown code %d", rep.code)
+}
+
+// otherVariant says whether r names a variant other than the one the
+// reservation b replays: the key was used for a different request. A
+// request naming none means the sale's only variant, and a buyer value
+// stored before sales had variants names none.
+func otherVariant(r Request, b keyspace.Buyer) bool {
+	return r.VariantID != 0 && b.VariantID != 0 && r.VariantID != b.VariantID
 }
 
 // refusals are the codes that carry nothing but their error.

@@ -89,8 +89,8 @@ func streamLen(t testing.TB, rdb redis.UniversalClient, stream string) int64 {
 	return n
 }
 
-// oneServerStorm starts one server on red with a fresh setup, a sale of
-// 1,500 units (2 per shopper), and a storm of 3,000 requests by 1,200
+// oneServerStorm starts one server on red with a fresh setup, a drop of
+// 1,500 units in 4 sizes (2 per shopper), and a storm of 3,000 requests by 1,200
 // shoppers at 1,000 req/s against it: the scene of the kill -9 and SIGTERM
 // tests.
 func oneServerStorm(t *testing.T, seed uint64, red redisconn.Target) (*Setup, *Server, *sql.DB,

@@ -20,13 +20,14 @@ type Report struct {
 	Duplicates int           // order ids stored twice, plus extra active orders of one shopper
 	Drained    time.Duration // how long the queue took to drain once Verify began
 	Stats      Stats
+	Sizes      string // each variant's units sold of its stock_total
 }
 
 func (r Report) String() string {
 	return fmt.Sprintf("shoppers with a 202: %d, rows in MySQL: %d (Σ qty %d, %d never acknowledged), "+
-		"missing: %d, duplicates: %d, drained in %v; stock total %d, mysql %d, redis %s, consistent %v",
+		"missing: %d, duplicates: %d, drained in %v; stock total %d, mysql %d, redis %s, consistent %v; sold by variant %s",
 		r.Acked, r.Rows, r.ActiveQty, r.Unacked, r.Missing, r.Duplicates, r.Drained.Round(time.Millisecond),
-		r.Stats.StockTotal, r.Stats.StockMySQL, fmtStock(r.Stats.StockRedis), r.Stats.Consistent)
+		r.Stats.StockTotal, r.Stats.StockMySQL, fmtStock(r.Stats.StockRedis), r.Stats.Consistent, r.Sizes)
 }
 
 func fmtStock(p *int64) string {
@@ -40,6 +41,7 @@ func fmtStock(p *int64) string {
 type orderRow struct {
 	ID, User, Status string
 	Qty              int
+	Variant          int64
 }
 
 // Violation is one broken invariant, numbered as in Verify's comment.
@@ -58,12 +60,15 @@ func (v Violation) String() string { return fmt.Sprintf("invariant %d: %s", v.In
 // 30s), then checks the invariants of docs/how-it-works.md straight against MySQL and
 // through the admin stats:
 //
-//  1. no oversell: Σ quantity of active orders ≤ stock_total, Redis stock ≥ 0;
-//  2. one active order per (item, shopper);
+//  1. no oversell, of the sale and of each variant: Σ quantity of active
+//     orders ≤ stock_total, Redis stock ≥ 0;
+//  2. one active order per (item, shopper), whatever the mix of variants;
 //  3. every order id a shopper was given (202, or named by a 409) is in MySQL
-//     exactly once, for that shopper and quantity;
+//     exactly once, for that shopper and quantity (and the variant its 202
+//     named), and of a variant of the sale;
 //  4. drained: Redis stock = MySQL stock = stock_total − Σ active quantity,
-//     and the stats say consistent.
+//     for the sale and for each variant, the sale's row holds the sums of its
+//     variants', and the stats say consistent, for the sale and each variant.
 //
 // Each violation is reported with tb.Errorf; the report holds the counts.
 func Verify(tb testing.TB, db *sql.DB, api *harness.Client, itemID int64, res Result) Report {
@@ -91,6 +96,7 @@ func Check(tb testing.TB, db *sql.DB, api *harness.Client, itemID int64, res Res
 		fail(4, "queue not drained: %v", err)
 	}
 	rows, stock, total := readSale(tb, db, itemID)
+	variants := readVariants(tb, db, itemID)
 	rep.Rows = len(rows)
 	byID := map[string][]orderRow{}
 	active := map[string]int{}
@@ -122,6 +128,7 @@ func Check(tb testing.TB, db *sql.DB, api *harness.Client, itemID int64, res Res
 	}
 	rep.Missing = checkGiven(res, byID, fail)
 	checkStock(rep, stock, total, fail)
+	rep.Sizes = checkVariants(rows, variants, rep.Stats, stock, total, fail)
 	tb.Logf("invariants: %s", rep)
 	return rep, vs
 }
@@ -150,14 +157,14 @@ func readSale(tb testing.TB, db *sql.DB, itemID int64) (rows []orderRow, stock, 
 	if err != nil {
 		tb.Fatalf("read item %d from MySQL: %v", itemID, err)
 	}
-	q, err := db.QueryContext(ctx, "SELECT id, user_id, quantity, status FROM orders WHERE item_id = ?", itemID)
+	q, err := db.QueryContext(ctx, "SELECT id, user_id, quantity, status, variant_id FROM orders WHERE item_id = ?", itemID)
 	if err != nil {
 		tb.Fatalf("read orders of item %d from MySQL: %v", itemID, err)
 	}
 	defer q.Close()
 	for q.Next() {
 		var r orderRow
-		if err := q.Scan(&r.ID, &r.User, &r.Qty, &r.Status); err != nil {
+		if err := q.Scan(&r.ID, &r.User, &r.Qty, &r.Status, &r.Variant); err != nil {
 			tb.Fatal(err)
 		}
 		rows = append(rows, r)
@@ -182,6 +189,8 @@ func checkGiven(res Result, byID map[string][]orderRow, fail func(int, string, .
 			fail(-3, "order %s (%s to %s) is not in MySQL", oid, how, user)
 		case rs[0].User != user || rs[0].Qty != res.Qty[user]:
 			fail(3, "order %s (%s to %s, qty %d) is stored as %+v", oid, how, user, res.Qty[user], rs[0])
+		case how == "202" && rs[0].Variant != res.Variant[user]:
+			fail(3, "order %s (202 to %s for variant %d) is stored as %+v", oid, user, res.Variant[user], rs[0])
 		}
 	}
 	for user, oid := range res.Acked {

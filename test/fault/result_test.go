@@ -15,6 +15,7 @@ type Result struct {
 	Acked     map[string]string // user -> the order id its 202s carried
 	Named     map[string]string // user -> the order id its 409 already_purchased named
 	Qty       map[string]int    // user -> the quantity it asked for
+	Variant   map[string]int64  // user -> the variant its 202s named
 	Conflicts []string          // users told about two different orders
 	Events    []Event
 	NoAnswer  []string // a few reasons requests got no answer
@@ -24,7 +25,7 @@ type Result struct {
 // different orders (by 202s or 409s); each such case is a Conflict.
 func NewResult(events []Event, shoppers []Shopper) Result {
 	r := Result{Requests: len(events), Outcomes: map[string]int{}, Acked: map[string]string{},
-		Named: map[string]string{}, Qty: map[string]int{}, Events: events}
+		Named: map[string]string{}, Qty: map[string]int{}, Variant: map[string]int64{}, Events: events}
 	for _, sh := range shoppers {
 		r.Qty[sh.User] = sh.Qty
 	}
@@ -42,7 +43,7 @@ func NewResult(events []Event, shoppers []Shopper) Result {
 		}
 		seen[ev.User] = ev.OrderID
 		if strings.HasPrefix(ev.Outcome, "202") {
-			r.Acked[ev.User] = ev.OrderID
+			r.Acked[ev.User], r.Variant[ev.User] = ev.OrderID, ev.Variant
 		} else {
 			r.Named[ev.User] = ev.OrderID
 		}

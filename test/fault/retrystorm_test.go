@@ -41,7 +41,7 @@ type RetryResult struct {
 // 503), at most 100 attempts.
 func RetryUntilAnswered(tb testing.TB, base string, cfg RetryConfig) RetryResult {
 	tb.Helper()
-	shoppers := Shoppers(tb, cfg.Shoppers, 1, cfg.Secret)
+	shoppers := Shoppers(tb, cfg.Shoppers, 1, cfg.Secret, saleVariants(tb, base, cfg.ItemID))
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: cfg.Workers}}
 	defer client.CloseIdleConnections()
 	api := &harness.Client{Base: base, HTTP: client}
@@ -96,7 +96,7 @@ func buyPatiently(api *harness.Client, cfg RetryConfig, rng *rand.Rand, sh Shopp
 			timeout = min(2*timeout, 2*time.Second)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		r, err := api.Do(ctx, "POST", path, sh.Token, map[string]int{"quantity": sh.Qty}, "Idempotency-Key", sh.Key)
+		r, err := api.Do(ctx, "POST", path, sh.Token, purchaseBody(sh.Variant, sh.Qty), "Idempotency-Key", sh.Key)
 		cancel()
 		ev := eventOf(sh.User, r, err)
 		evs = append(evs, ev)

@@ -2,6 +2,7 @@ package fault
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -27,15 +28,19 @@ type StormConfig struct {
 }
 
 // Shopper is one shopper of a storm. Even-numbered shoppers send the same
-// Idempotency-Key on every attempt (their repeats are replays); the others
-// send none (their repeats are 409 already_purchased).
+// Idempotency-Key and the same variant on every attempt (their repeats are
+// replays); the others send no key and ask for a variant drawn at random
+// each time (their repeats are 409 already_purchased, whatever the mix).
 type Shopper struct {
 	User, Token, Key string
 	Qty              int
+	Variant          int64 // the one a shopper with a key always asks for
 }
 
-// Shoppers mints n shoppers' tokens.
-func Shoppers(tb testing.TB, n, maxQty int, secret string) []Shopper {
+// Shoppers mints n shoppers' tokens. Shopper i asks for variants[(i/2) %
+// len(variants)], so the shoppers with a key, and all of them, spread
+// evenly over the variants.
+func Shoppers(tb testing.TB, n, maxQty int, secret string, variants []int64) []Shopper {
 	tb.Helper()
 	out := make([]Shopper, n)
 	for i := range out {
@@ -44,7 +49,7 @@ func Shoppers(tb testing.TB, n, maxQty int, secret string) []Shopper {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		out[i] = Shopper{User: user, Token: tok, Qty: 1 + i%max(maxQty, 1)}
+		out[i] = Shopper{User: user, Token: tok, Qty: 1 + i%max(maxQty, 1), Variant: variants[(i/2)%len(variants)]}
 		if i%2 == 0 {
 			out[i].Key = "key-" + user
 		}
@@ -77,6 +82,7 @@ type Event struct {
 	User    string
 	Outcome string // "202", "202 replayed", "409 already_purchased", "503 unavailable", "no answer", ...
 	OrderID string // of a 202, or the order a 409 already_purchased names
+	Variant int64  // of a 202
 	Err     string // why there was no answer
 }
 
@@ -85,6 +91,7 @@ type Storm struct {
 	cfg      StormConfig
 	targets  *Targets
 	shoppers []Shopper
+	variants []int64
 	client   *http.Client
 	done     atomic.Int64
 	mu       sync.Mutex
@@ -94,10 +101,13 @@ type Storm struct {
 	finished chan struct{}
 }
 
-// StartStorm mints the shoppers and starts the storm.
+// StartStorm reads the sale's variants, mints the shoppers and starts the
+// storm.
 func StartStorm(tb testing.TB, cfg StormConfig, targets *Targets) *Storm {
 	tb.Helper()
-	s := &Storm{cfg: cfg, targets: targets, shoppers: Shoppers(tb, cfg.Shoppers, cfg.MaxQty, cfg.Secret),
+	variants := saleVariants(tb, targets.pick(0), cfg.ItemID)
+	s := &Storm{cfg: cfg, targets: targets, variants: variants,
+		shoppers: Shoppers(tb, cfg.Shoppers, cfg.MaxQty, cfg.Secret, variants),
 		client: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 			MaxIdleConnsPerHost: cfg.Workers, IdleConnTimeout: 30 * time.Second}},
 		events: make([]Event, 0, cfg.Requests), finished: make(chan struct{})}
@@ -109,14 +119,17 @@ func StartStorm(tb testing.TB, cfg StormConfig, targets *Targets) *Storm {
 func (s *Storm) run() {
 	defer close(s.finished)
 	rng := rand.New(rand.NewPCG(s.cfg.Seed, 0x5eed))
-	type job struct{ n, shopper int }
+	type job struct {
+		n, shopper int
+		variant    int64
+	}
 	jobs := make(chan job)
 	var wg sync.WaitGroup
 	s.began = time.Now()
 	for range s.cfg.Workers {
 		wg.Go(func() {
 			for j := range jobs {
-				ev := s.purchase(s.targets.pick(j.n), s.shoppers[j.shopper])
+				ev := s.purchase(s.targets.pick(j.n), s.shoppers[j.shopper], j.variant)
 				s.mu.Lock()
 				s.events = append(s.events, ev)
 				s.mu.Unlock()
@@ -131,14 +144,19 @@ func (s *Storm) run() {
 			// seconds after the start, whatever the server does meanwhile.
 			time.Sleep(time.Until(s.began.Add(time.Duration(float64(n) / s.cfg.Rate * float64(time.Second)))))
 		}
-		jobs <- job{n, rng.IntN(s.cfg.Shoppers)}
+		sh := rng.IntN(s.cfg.Shoppers)
+		v := s.variants[rng.IntN(len(s.variants))]
+		if s.shoppers[sh].Key != "" {
+			v = s.shoppers[sh].Variant
+		}
+		jobs <- job{n, sh, v}
 	}
 	close(jobs)
 	wg.Wait()
 	s.elapsed = time.Since(s.began)
 }
 
-func (s *Storm) purchase(base string, sh Shopper) Event {
+func (s *Storm) purchase(base string, sh Shopper, variant int64) Event {
 	api := harness.Client{Base: base, HTTP: s.client}
 	var hdr []string
 	if sh.Key != "" {
@@ -148,8 +166,13 @@ func (s *Storm) purchase(base string, sh Shopper) Event {
 	// net/http itself resends a request carrying an Idempotency-Key once if a
 	// reused connection dies before any byte of the answer: a retry with the
 	// same key, as a shopper's own would be.
-	r, err := api.Do(context.Background(), "POST", path, sh.Token, map[string]int{"quantity": sh.Qty}, hdr...)
+	r, err := api.Do(context.Background(), "POST", path, sh.Token, purchaseBody(variant, sh.Qty), hdr...)
 	return eventOf(sh.User, r, err)
+}
+
+// purchaseBody is the body the shop's sale page sends.
+func purchaseBody(variant int64, qty int) json.RawMessage {
+	return json.RawMessage(`{"variant_id":` + strconv.FormatInt(variant, 10) + `,"quantity":` + strconv.Itoa(qty) + `}`)
 }
 
 func eventOf(user string, r harness.Reply, err error) Event {
@@ -159,6 +182,8 @@ func eventOf(user string, r harness.Reply, err error) Event {
 		ev.Outcome, ev.Err = "no answer", err.Error()
 	case r.Status == http.StatusAccepted:
 		ev.Outcome, ev.OrderID = "202", r.Str("order_id")
+		v, _ := r.Body["variant_id"].(float64)
+		ev.Variant = int64(v)
 		if r.Header.Get("Idempotent-Replayed") == "true" {
 			ev.Outcome = "202 replayed"
 		}

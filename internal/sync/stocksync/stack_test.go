@@ -59,9 +59,25 @@ func newStackOn(tb testing.TB, t redisconn.Target) *stack {
 // sale creates a sale open from t0 for an hour and warms it.
 func (s *stack) sale(tb testing.TB, total, limit int) catalog.Item {
 	tb.Helper()
+	return s.create(tb, catalog.Item{Name: "sale", PriceCents: 100, StockTotal: total, PerUserLimit: limit})
+}
+
+// drop creates a sale of one variant per stock given ("size 1", "size 2",
+// ...), open from t0 for an hour, and warms it.
+func (s *stack) drop(tb testing.TB, limit int, stocks ...int) catalog.Item {
+	tb.Helper()
+	it := catalog.Item{Name: "drop", PriceCents: 100, PerUserLimit: limit}
+	for i, n := range stocks {
+		it.Variants = append(it.Variants, catalog.Variant{Label: "size " + strconv.Itoa(i+1), StockTotal: n})
+	}
+	return s.create(tb, it)
+}
+
+func (s *stack) create(tb testing.TB, it catalog.Item) catalog.Item {
+	tb.Helper()
 	ctx := context.Background()
-	it, err := s.items.Create(ctx, catalog.Item{Name: "sale", PriceCents: 100, StockTotal: total,
-		PerUserLimit: limit, StartsAt: t0, EndsAt: t0.Add(time.Hour)})
+	it.StartsAt, it.EndsAt = t0, t0.Add(time.Hour)
+	it, err := s.items.Create(ctx, it)
 	if err != nil {
 		tb.Fatal(err)
 	}
