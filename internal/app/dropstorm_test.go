@@ -58,9 +58,8 @@ func httpDropStorm(t *testing.T, target redisconn.Target) {
 		sellRestOf(t, s, id, v, tally)
 	}
 	answeredLocally := metric(t, s, "gated_sold_out") + metric(t, s, "marked_sold_out")
-	t.Logf("answered sold out without Redis (sold-out marks, admission gate): %d; gate busy: %d; "+
-		"keyed retries of a reservation the gate answered sold out: %d", answeredLocally,
-		metric(t, s, "gated_unavailable"), tally.shedRetries)
+	t.Logf("answered sold out without Redis (sold-out marks, admission gate): %d; gate busy: %d", answeredLocally,
+		metric(t, s, "gated_unavailable"))
 	if tally.outcomes["202 replayed"] == 0 || tally.cancels() == 0 || tally.offered == 0 || answeredLocally == 0 {
 		t.Errorf("the storm missed a case: %d replays, %d cancels, %d sold-out answers offering other sizes, %d answered without Redis",
 			tally.outcomes["202 replayed"], tally.cancels(), tally.offered, answeredLocally)
@@ -75,9 +74,6 @@ type dropTally struct {
 	held      map[string]heldOrder // user -> the order left held
 	cancelled map[int64]int        // variant -> orders cancelled
 	offered   int                  // sold-out answers that offered other sizes
-	// shedRetries are keyed retries of a reservation the admission gate
-	// answered sold out (see dropBuyer.replay).
-	shedRetries int
 }
 
 type heldOrder struct {

@@ -46,6 +46,7 @@ type Deps struct {
 type StockReader interface {
 	StockLevels
 	PendingOrders
+	IdempotencyKeys
 }
 
 // SaleService is the life of sales and orders (sale.Service).
@@ -170,7 +171,7 @@ func newAreas(d Deps) areas {
 		log: log, guards: g,
 		ops:      opsAPI{replier: rep, ready: d.Ready, web: d.Web},
 		sessions: sessionAPI{replier: rep, guards: g, tokens: d.Tokens, demoLogin: d.DemoLogin, cookies: cookies},
-		shop: shopAPI{saleView: sales, sales: d.Sales, gate: d.Gate, soldOut: d.SoldOut, tokens: purchaseTok,
+		shop: shopAPI{saleView: sales, sales: d.Sales, keys: d.Stock, gate: d.Gate, soldOut: d.SoldOut, tokens: purchaseTok,
 			newOrderID: d.NewOrderID},
 		orders: orderAPI{replier: rep, catalog: d.Catalog, orders: d.Orders, pending: d.Stock, life: d.Sales},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,

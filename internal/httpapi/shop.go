@@ -14,6 +14,12 @@ import (
 	"github.com/seckill/seckill/internal/stock"
 )
 
+// IdempotencyKeys says whether a shopper's Idempotency-Key has reserved in
+// a sale (stock.Store).
+type IdempotencyKeys interface {
+	IdempotencyKeyUsed(ctx context.Context, itemID int64, userID, key string) (bool, error)
+}
+
 // Purchaser reserves stock, warming a sale Redis does not know yet
 // (sale.Service).
 type Purchaser interface {
@@ -25,6 +31,7 @@ type Purchaser interface {
 type shopAPI struct {
 	saleView
 	sales      Purchaser
+	keys       IdempotencyKeys
 	gate       *admission.Gate // nil: every purchase reaches Redis
 	soldOut    *soldout.Marks  // nil: no local sold-out marks
 	tokens     purchaseTokens
@@ -102,7 +109,7 @@ func (s shopAPI) purchase(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	if err := s.admit(req); err != nil {
+	if err := s.admit(c.Request.Context(), req); err != nil {
 		c.Set(outcomeKey, "gated_"+lookup(err).Code)
 		s.fail(c, err)
 		return
@@ -148,16 +155,27 @@ func (s shopAPI) purchaseRequest(c *gin.Context) (stock.Request, error) {
 // stampede on a variant's last units; a waiting room's admitted shoppers are
 // no stampede (the room lets through no more of them than the stock left
 // can serve), and turning one away would leave their unit held until their
-// window passed. A request with an Idempotency-Key passes a variant's
-// sold-out mark, as it passes the sale's (soldOutMark): it may be the retry
-// of the purchase that took the variant's last unit, which must get that
-// order back.
-func (s shopAPI) admit(req stock.Request) error {
+// window passed. A request with an Idempotency-Key that would be told "sold
+// out" may be the retry of the purchase that took the last unit, which must
+// get that order back: if Redis holds the key, it goes on and is replayed.
+func (s shopAPI) admit(ctx context.Context, req stock.Request) error {
 	if req.Admitted {
 		return nil
 	}
-	available, marked := s.soldOut.VariantSoldOut(req.ItemID, req.VariantID)
-	if marked && req.IdempotencyKey == "" {
+	verdict := s.verdict(req)
+	if !errors.Is(verdict, stock.ErrSoldOut) || req.IdempotencyKey == "" {
+		return verdict
+	}
+	used, err := s.keys.IdempotencyKeyUsed(ctx, req.ItemID, req.UserID, req.IdempotencyKey)
+	if err != nil || used {
+		return nil // Redis decides: a replay, or its own answer
+	}
+	return verdict
+}
+
+// verdict is what the marks and the gate say of req, before any key.
+func (s shopAPI) verdict(req stock.Request) error {
+	if available, marked := s.soldOut.VariantSoldOut(req.ItemID, req.VariantID); marked {
 		return &stock.SoldOutError{Available: available}
 	}
 	ok, soldOut := s.gate.Admit(req.ItemID, req.VariantID, req.UserID)

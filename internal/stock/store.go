@@ -245,6 +245,17 @@ func (s *Store) BuyerOf(ctx context.Context, itemIDs []int64, userID string) (ma
 	return out, nil
 }
 
+// IdempotencyKeyUsed reports whether userID's key has reserved in the
+// sale: a cheap look, without the reserve script, for a server about to
+// turn the request away as sold out.
+func (s *Store) IdempotencyKeyUsed(ctx context.Context, itemID int64, userID, key string) (bool, error) {
+	used, err := s.rdb.HExists(ctx, s.keys.Item(itemID).Idempotency(), userID+"\n"+key).Result()
+	if err != nil {
+		return false, fmt.Errorf("look up idempotency key: %w", err)
+	}
+	return used, nil
+}
+
 // WarmItems returns the ids of every item that has been warmed.
 func (s *Store) WarmItems(ctx context.Context) ([]int64, error) {
 	members, err := s.rdb.SMembers(ctx, s.keys.Registry()).Result()
