@@ -42,13 +42,16 @@
 -- is the variant's stock left and saleLeft the sale's (both 0 unless said):
 --   0 OK               detail = new buyer value
 --   1 REPLAY           detail = value first stored under this idempotency key
---   2 NOT_WARMED       meta is missing: the sale is unknown to Redis
+--   2 NOT_WARMED       meta, stock or vstock is missing: the sale is unknown
+--                      to Redis, or was warmed before sales had variants
 --   3 NOT_STARTED      detail = starts_ms
 --   4 ENDED            detail = ends_ms
 --   5 OVER_LIMIT       detail = the limit that applies to the variant
 --   6 ALREADY          detail = the shopper's existing buyer value (any variant)
 --   7 SOLD_OUT         left may be > 0 but below quantity; detail = the ids
---                      of the variants with stock left, comma-separated
+--                      of the variants with stock left, comma-separated. The
+--                      sale's own count is a second guard: a quantity above it
+--                      is refused even if the variant's count would allow it
 --   8 NOT_ADMITTED     the sale has a waiting room and the request carries no
 --                      admission from it, or the shopper's turn is not open in
 --                      the room (its window passed, or it was used to buy:
@@ -57,6 +60,9 @@
 --   9 NO_VARIANT       the sale has no such variant
 --  10 VARIANT_REQUIRED the sale has several variants and none was named
 local meta = redis.call('HMGET', KEYS[2], 'starts_ms', 'ends_ms', 'limit', 'room', 'only', 'vlimits')
+local total = redis.call('GET', KEYS[1])
+local warm = meta[1] and total and redis.call('EXISTS', KEYS[8]) == 1
+total = tonumber(total or '0') -- the sale's stock as this call sees it
 local room = tonumber(meta[4] or '0') > 0
 local returns = tonumber(redis.call('GET', KEYS[6]) or '0')
 local out = {returns}
@@ -65,7 +71,7 @@ local vstock = {}  -- variant -> its stock as this call sees it; false: not the 
 local taken = {}   -- variant -> units this call took from it
 local limits = {}  -- variant -> the limit that applies to it
 local takenAll = 0 -- units this call took from the sale
-local saleAt = {}  -- out index of a sale-stock value -> takenAll when it was answered
+local all = nil    -- every variant's stock as the call began, read once if needed
 
 local function stockOf(variant)
   local n = vstock[variant]
@@ -91,8 +97,8 @@ local function limitOf(variant)
 end
 
 local function available()
+  all = all or redis.call('HGETALL', KEYS[8])
   local ids = {}
-  local all = redis.call('HGETALL', KEYS[8])
   for i = 1, #all, 2 do
     local n = vstock[all[i]] or tonumber(all[i + 1])
     if n > 0 then
@@ -102,51 +108,50 @@ local function available()
   return table.concat(ids, ',')
 end
 
--- Returns code, detail, the variant's stock left, and whether the sale's
--- stock left belongs in the answer.
 local function reserve(now, user, qty, orderID, idem, admitted, variant)
-  if not meta[1] then
-    return 2, '', 0, false
+  if not warm then
+    return 2, '', 0, 0
   end
   local idemField = ''
   if idem ~= '' then
     idemField = user .. '\n' .. idem
     local first = redis.call('HGET', KEYS[4], idemField)
     if first then
-      return 1, first, 0, false
+      return 1, first, 0, 0
     end
   end
   if variant == '' then
     if not meta[5] then
-      return 10, '', 0, false
+      return 10, '', 0, 0
     end
     variant = meta[5]
   end
   local left = stockOf(variant)
   if not left then
-    return 9, '', 0, false
+    return 9, '', 0, 0
   end
   if now < tonumber(meta[1]) then
-    return 3, meta[1], 0, false
+    return 3, meta[1], 0, 0
   end
   if now >= tonumber(meta[2]) then
-    return 4, meta[2], 0, false
+    return 4, meta[2], 0, 0
   end
   if room and (admitted ~= '1' or not redis.call('ZSCORE', KEYS[7], user)) then
-    return 8, '', 0, false
+    return 8, '', 0, 0
   end
   local limit = limitOf(variant)
   if qty > limit then
-    return 5, tostring(limit), 0, false
+    return 5, tostring(limit), 0, 0
   end
   local existing = redis.call('HGET', KEYS[3], user)
   if existing then
-    return 6, existing, 0, false
+    return 6, existing, 0, 0
   end
-  if qty > left then
-    return 7, available(), left, true
+  if qty > left or qty > total then
+    return 7, available(), left, total
   end
-  vstock[variant] = left - qty
+  left, total = left - qty, total - qty
+  vstock[variant] = left
   taken[variant] = (taken[variant] or 0) + qty
   takenAll = takenAll + qty
   local value = orderID .. ':' .. qty .. ':' .. now .. ':' .. variant
@@ -160,34 +165,23 @@ local function reserve(now, user, qty, orderID, idem, admitted, variant)
   if room then
     redis.call('ZREM', KEYS[7], user)
   end
-  return 0, value, left - qty, true
+  return 0, value, left, total
 end
 
 for i = 2, #ARGV, 7 do
-  local code, detail, left, withSale = reserve(tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2]),
+  local code, detail, left, saleLeft = reserve(tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2]),
     ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6])
   out[#out + 1] = code
   out[#out + 1] = detail
   out[#out + 1] = left
-  out[#out + 1] = 0
-  if withSale then
-    saleAt[#out] = takenAll
-  end
+  out[#out + 1] = saleLeft
 end
 
--- Write back what this call took, and fill in the sale's stock each answer
--- saw: what is left now plus what later requests of this call took.
+-- Write back what this call took.
 for variant, n in pairs(taken) do
   redis.call('HINCRBY', KEYS[8], variant, -n)
 end
-local final
 if takenAll > 0 then
-  final = redis.call('DECRBY', KEYS[1], takenAll)
-end
-if next(saleAt) then
-  final = final or tonumber(redis.call('GET', KEYS[1]) or '0')
-  for at, cum in pairs(saleAt) do
-    out[at] = final + takenAll - cum
-  end
+  redis.call('DECRBY', KEYS[1], takenAll)
 end
 return out

@@ -87,3 +87,26 @@ func TestReserveVariants(t *testing.T) {
 		})
 	}
 }
+
+// TestReserveGuardsOfOlderState: a sale Redis holds as the release before
+// variants warmed it (no per-variant stock) is not warm, so the purchase
+// warms it from MySQL instead of failing; and the sale's own count is a
+// second guard, so a server that took from the sale alone (an older release
+// during a deploy) is never sold past.
+func TestReserveGuardsOfOlderState(t *testing.T) {
+	t.Parallel()
+	s, rdb, keys := newStore(t)
+	ctx := context.Background()
+	warm(t, s, 7, drop())
+	at := t0.Add(time.Minute)
+	r := req("ann", 1, at)
+	r.ItemID, r.VariantID = 7, 12
+	rdb.Set(ctx, keys.Item(7).Stock(), 0, 0) // another release sold the rest
+	if _, err := s.Reserve(ctx, r); !errors.Is(err, stock.ErrSoldOut) {
+		t.Fatalf("size 12 has 3 but the sale none: %v, want sold out", err)
+	}
+	rdb.Del(ctx, keys.Item(7).VariantStock())
+	if _, err := s.Reserve(ctx, r); !errors.Is(err, stock.ErrNotWarmed) {
+		t.Fatalf("without per-variant stock: %v, want not warmed", err)
+	}
+}
