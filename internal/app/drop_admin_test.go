@@ -47,6 +47,7 @@ func TestChangeDropVariants(t *testing.T) {
 	clk.Set(t0)
 	buy := "/api/v1/items/" + itoa(id) + "/purchase"
 	buyer := s.login(t, "ann")
+	check(t, s.call(t, "POST", buy, buyer, `{"variant_id":`+itoa(ids["EU 41"])+`,"quantity":1}`), want{404, "variant_not_found", ""})
 	check(t, s.call(t, "POST", buy, buyer, `{"variant_id":`+itoa(ids["EU 43"])+`,"quantity":2}`), want{202, "", ""})
 	check(t, s.call(t, "POST", item+"/variants", adminToken, size("EU 45", 1)), want{409, "sale_opened", ""})
 	check(t, s.call(t, "DELETE", variant(ids["EU 42"]), adminToken, nil), want{409, "sale_opened", ""})

@@ -126,9 +126,9 @@ func (s *Store) find(ctx context.Context, q *gorm.DB) ([]Item, error) {
 // the available stock by the same delta, refusing to take it below zero
 // (ErrStockConflict); on a sale of one variant it changes that variant's,
 // and on a sale of several it is refused (ErrSaleStockOfVariants): change a
-// variant instead. locked, if not nil, runs while the row is locked, with
-// the sale as it is and as it will be, variants included; an error from it
-// rolls the update back. Callers use it to change Redis in step: nothing
+// variant instead. locked, if not nil, runs while the row is locked, after
+// every statement and before the commit, with the sale as it is and as it
+// will be, variants included; an error from it rolls the update back. Callers use it to change Redis in step: nothing
 // else can change the sale meanwhile. It returns the sale as written,
 // without reading it back, so a failure after the commit can never be
 // mistaken for a failed update.
@@ -153,19 +153,20 @@ func (s *Store) Update(ctx context.Context, id int64, p Patch, locked func(cur, 
 			v := &next.Variants[0]
 			v.StockTotal, v.Stock = v.StockTotal+delta, v.Stock+delta
 		}
-		if locked != nil {
-			if err := locked(cur, next); err != nil {
-				return err
-			}
-		}
 		if err := moveVariantStock(tx, next.Variants, delta); err != nil {
 			return err
 		}
-		return tx.Model(&Item{}).Where("id = ?", id).Updates(map[string]any{
+		err = tx.Model(&Item{}).Where("id = ?", id).Updates(map[string]any{
 			"name": next.Name, "description": next.Description, "image_url": next.ImageURL, "price_cents": next.PriceCents,
 			"per_user_limit": next.PerUserLimit, "room_rate": next.RoomRate, "starts_at": next.StartsAt, "ends_at": next.EndsAt,
 			"stock_total": next.StockTotal, "stock": gorm.Expr("stock + ?", delta),
 		}).Error
+		if err != nil || locked == nil {
+			return err
+		}
+		// Last, so nothing MySQL may still refuse follows a change Redis
+		// has made and shoppers may already have bought from.
+		return locked(cur, next)
 	})
 	if err != nil {
 		return Item{}, fmt.Errorf("update item %d: %w", id, err)

@@ -13,8 +13,8 @@ import (
 // UpdateVariant writes the patched fields of a variant of sale itemID. A
 // stock_total change moves the variant's available stock and the sale's by
 // the same delta, refusing to take it below zero (ErrStockConflict). locked
-// runs under the sale's row lock as Update's does, with the variant as it is
-// and as it will be. It returns the sale as written, and ErrNotFound,
+// runs under the sale's row lock, after every statement, as Update's does,
+// with the variant as it is and as it will be. It returns the sale as written, and ErrNotFound,
 // ErrVariantNotFound or ErrLabelTaken.
 func (s *Store) UpdateVariant(ctx context.Context, itemID, variantID int64, p VariantPatch,
 	locked func(it Item, cur, next Variant) error) (Item, error) {
@@ -35,11 +35,6 @@ func (s *Store) UpdateVariant(ctx context.Context, itemID, variantID int64, p Va
 		if next.Stock < 0 {
 			return ErrStockConflict
 		}
-		if locked != nil {
-			if err := locked(it, cur, next); err != nil {
-				return err
-			}
-		}
 		err = tx.Model(&Variant{}).Where("id = ?", variantID).Updates(map[string]any{
 			"label": next.Label, "price_cents": next.PriceCents, "per_user_limit": next.PerUserLimit,
 			"image_url": next.ImageURL, "stock_total": next.StockTotal, "stock": gorm.Expr("stock + ?", delta),
@@ -47,9 +42,17 @@ func (s *Store) UpdateVariant(ctx context.Context, itemID, variantID int64, p Va
 		if err != nil {
 			return translate(err)
 		}
+		if err := moveItemStock(tx, itemID, delta); err != nil {
+			return err
+		}
 		it.Variants[i] = next
 		it.StockTotal, it.Stock = it.StockTotal+delta, it.Stock+delta
-		return moveItemStock(tx, itemID, delta)
+		if locked == nil {
+			return nil
+		}
+		// Last, as in Update: a label another admin took a moment ago must
+		// not fail the update after Redis sold the stock it added.
+		return locked(it, cur, next)
 	})
 	if err != nil {
 		return Item{}, fmt.Errorf("update variant %d of item %d: %w", variantID, itemID, err)

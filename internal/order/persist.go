@@ -134,7 +134,8 @@ func readVariantStock(tx *gorm.DB, items map[int64]int) (map[int64]variantStock,
 }
 
 // resolveVariants names the variant of entries queued before sales had
-// variants (variant 0): their sale's only one.
+// variants (variant 0): their sale's only one, or none if it has several
+// since (the entry is then refused). Warming applies the same rule.
 func resolveVariants(entries []keyspace.Entry, variants map[int64]variantStock) []keyspace.Entry {
 	only := make(map[int64]int64)
 	for _, v := range variants {

@@ -2,9 +2,11 @@ package sale
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/stock"
 	"github.com/seckill/seckill/internal/sync/stocksync"
 )
 
@@ -37,69 +39,83 @@ func (s *Service) UpdateVariant(ctx context.Context, itemID, variantID int64, p 
 }
 
 // AddVariant adds a variant to a sale that has not opened, and warms the
-// sale again so Redis sells it. A failed warm is logged, not returned: MySQL
-// has the variant, and the reconciliation or the admin's warm brings Redis
-// in step before the opening. It returns catalog.ErrNotFound,
-// catalog.ErrSaleOpened, catalog.ErrVariantCount and catalog.ErrLabelTaken.
+// sale again, under the sale's sync lock, so Redis sells it. A failed warm
+// is logged, not returned: MySQL has the variant, Redis simply does not
+// offer it yet (a purchase of it is answered variant_not_found), and the
+// reconciliation or the admin's warm brings Redis in step. It returns
+// catalog.ErrNotFound, catalog.ErrSaleOpened, catalog.ErrVariantCount and
+// catalog.ErrLabelTaken.
 func (s *Service) AddVariant(ctx context.Context, itemID int64, v catalog.Variant) (catalog.Item, error) {
 	ctx = context.WithoutCancel(ctx)
-	it, err := s.items.AddVariant(ctx, itemID, v, s.now())
+	var it catalog.Item
+	err := s.sync.Exclusive(ctx, itemID, func(ctx context.Context) error {
+		var err error
+		if it, err = s.items.AddVariant(ctx, itemID, v, s.now()); err != nil {
+			return err
+		}
+		s.rewarm(ctx, itemID)
+		return nil
+	})
 	if err != nil {
-		return catalog.Item{}, err
+		return catalog.Item{}, fmt.Errorf("add variant to item %d: %w", itemID, err)
 	}
-	s.rewarm(ctx, itemID)
 	return it, nil
 }
 
-// DeleteVariant removes a variant from a sale that has not opened, and warms
-// the sale again, as AddVariant does. A variant that any order holds stays,
-// even if the opening was moved later since: one still queued in Redis
-// would otherwise be refused by MySQL after the shopper was told it was
-// taken. It returns catalog.ErrNotFound, catalog.ErrVariantNotFound,
-// catalog.ErrSaleOpened and catalog.ErrVariantCount (a sale keeps one).
+// DeleteVariant removes a variant from a sale that has not opened. Redis
+// takes the variant off sale first, in one step that is refused if any
+// reservation, persisted or still queued, holds a unit of it: such an order
+// must never meet a variant MySQL no longer has, even if the opening was
+// moved later since it was made. Then MySQL deletes it, and the sale is
+// warmed again; all under the sale's sync lock. It returns
+// catalog.ErrNotFound, catalog.ErrVariantNotFound, catalog.ErrSaleOpened
+// and catalog.ErrVariantCount (a sale keeps one).
 func (s *Service) DeleteVariant(ctx context.Context, itemID, variantID int64) (catalog.Item, error) {
 	ctx = context.WithoutCancel(ctx)
 	var it catalog.Item
 	err := s.sync.Exclusive(ctx, itemID, func(ctx context.Context) error {
-		if err := s.unheld(ctx, itemID, variantID); err != nil {
+		adj, err := s.takeOffSale(ctx, itemID, variantID)
+		if err != nil {
 			return err
 		}
-		var err error
-		it, err = s.items.DeleteVariant(ctx, itemID, variantID, s.now())
-		return err
+		if it, err = s.items.DeleteVariant(ctx, itemID, variantID, s.now()); err != nil {
+			s.undo(adj)
+			return err
+		}
+		s.rewarm(ctx, itemID)
+		return nil
 	})
 	if err != nil {
-		return catalog.Item{}, err
+		return catalog.Item{}, fmt.Errorf("delete variant %d of item %d: %w", variantID, itemID, err)
 	}
-	s.rewarm(ctx, itemID)
 	return it, nil
 }
 
-// unheld refuses (catalog.ErrSaleOpened) if Redis holds less of the variant
-// than its stock_total: some reservation, persisted or not, holds a unit.
-// The caller holds the sale's sync lock and the sale has not opened, so no
-// purchase or release changes that meanwhile.
-func (s *Service) unheld(ctx context.Context, itemID, variantID int64) error {
+// takeOffSale takes all of a variant's stock out of Redis, refused
+// (catalog.ErrSaleOpened) if Redis holds less than its stock_total: a
+// reservation holds a unit. A sale Redis does not hold needs nothing.
+func (s *Service) takeOffSale(ctx context.Context, itemID, variantID int64) (adjustment, error) {
 	cur, err := s.items.Get(ctx, itemID)
 	if err != nil {
-		return err
+		return adjustment{}, err
 	}
 	v, ok := cur.Variant(variantID)
 	if !ok {
-		return catalog.ErrVariantNotFound
+		return adjustment{}, catalog.ErrVariantNotFound
 	}
-	levels, err := s.stock.Levels(ctx, []int64{itemID})
-	if err != nil {
-		return err
+	var adj adjustment
+	err = s.adjust(ctx, &adj, itemID, variantID, -int64(v.StockTotal))
+	if errors.Is(err, stock.ErrStockConflict) {
+		return adjustment{}, catalog.ErrSaleOpened
 	}
-	if n, warm := levels[itemID].Variants[variantID]; warm && n < int64(v.StockTotal) {
-		return catalog.ErrSaleOpened
-	}
-	return nil
+	return adj, err
 }
 
+// rewarm warms a sale whose variants changed; the caller holds its sync
+// lock. A failure leaves Redis safe (a removed variant has no stock there,
+// an added one is not offered yet) and is logged for a person.
 func (s *Service) rewarm(ctx context.Context, itemID int64) {
-	if err := s.sync.Warm(ctx, itemID); err != nil {
+	if err := s.sync.WarmHeld(ctx, itemID); err != nil {
 		s.log.WarnContext(ctx, "variants changed but the sale was not warmed again; warm it before it opens",
 			"item_id", itemID, "err", err)
 	}

@@ -106,6 +106,11 @@ func (s *Syncer) Warm(ctx context.Context, itemID int64) error {
 	})
 }
 
+// WarmHeld is Warm for a caller that holds the sale's sync lock
+// (Exclusive): one that changed the sale's variants and must warm it before
+// letting go.
+func (s *Syncer) WarmHeld(ctx context.Context, itemID int64) error { return s.warmLocked(ctx, itemID) }
+
 func (s *Syncer) warmLocked(ctx context.Context, itemID int64) error {
 	return s.stock.Warm(ctx, itemID, func(ctx context.Context, pending []keyspace.Entry) (stock.State, error) {
 		var st stock.State
@@ -147,7 +152,9 @@ func load(ctx context.Context, items *catalog.Store, orders *order.Store, itemID
 	}
 	for _, e := range unpersisted {
 		v := variantOf(it, e)
-		st.Variants[v] -= int64(e.Quantity)
+		if _, ok := st.Variants[v]; ok {
+			st.Variants[v] -= int64(e.Quantity)
+		} // else MySQL will refuse the order, and the repair forgets its buyer
 		hold(&st, e.UserID, e.IdempotencyKey, keyspace.Buyer{OrderID: e.OrderID, Quantity: e.Quantity,
 			CreatedAt: e.CreatedAt, VariantID: v})
 	}
@@ -161,9 +168,10 @@ func load(ctx context.Context, items *catalog.Store, orders *order.Store, itemID
 }
 
 // variantOf is the variant of a queued order: the one it names, or for an
-// order queued before sales had variants, its sale's first.
+// order queued before sales had variants, its sale's only one (0 if it has
+// several since). The persister applies the same rule (order.Persist).
 func variantOf(it catalog.Item, e keyspace.Entry) int64 {
-	if e.VariantID == 0 && len(it.Variants) > 0 {
+	if e.VariantID == 0 && len(it.Variants) == 1 {
 		return it.Variants[0].ID
 	}
 	return e.VariantID
