@@ -203,6 +203,9 @@ func (s shopAPI) observe(req stock.Request, res stock.Reservation, err error) {
 	case err == nil && !res.Replayed:
 		s.gate.Observe(req.ItemID, req.VariantID, res.StockLeft)
 		s.soldOut.Saw(req.ItemID, res.SaleLeft, res.Returns)
+		if res.StockLeft == 0 {
+			s.soldOut.Emptied(req.ItemID, res.VariantID)
+		}
 	case errors.As(err, &so):
 		s.gate.Observe(req.ItemID, req.VariantID, so.Left)
 		s.soldOut.Saw(req.ItemID, so.SaleLeft, so.Returns)

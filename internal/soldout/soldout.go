@@ -19,6 +19,7 @@
 package soldout
 
 import (
+	"slices"
 	"sync"
 	"time"
 )
@@ -37,12 +38,14 @@ type sale struct {
 	seen     int64     // returns count of the answer that set it
 	returned int64     // highest returns count announced
 	variants map[int64]variantMark
+	// available is the latest list Redis gave of the variants with stock
+	// left; a variant that sells out since is taken off it.
+	available []int64
 }
 
 type variantMark struct {
-	at        time.Time
-	seen      int64
-	available []int64 // the sale's variants with stock when it was set
+	at   time.Time
+	seen int64
 }
 
 // New returns marks that lapse after ttl; ttl 0 turns marking off.
@@ -108,7 +111,8 @@ func (m *Marks) Returned(itemID, returns int64) {
 }
 
 // VariantSoldOut reports whether the sale's variant is marked sold out and,
-// if so, the variants that still had stock when it was.
+// if so, the variants that still have stock as far as this server knows:
+// Redis's latest list, less every variant marked or seen sold out since.
 func (m *Marks) VariantSoldOut(itemID, variantID int64) ([]int64, bool) {
 	if m == nil || m.ttl <= 0 {
 		return nil, false
@@ -119,16 +123,26 @@ func (m *Marks) VariantSoldOut(itemID, variantID int64) ([]int64, bool) {
 	if s == nil {
 		return nil, false
 	}
-	v, ok := s.variants[variantID]
-	if !ok || m.now().Sub(v.at) >= m.ttl {
+	if !m.live(s, variantID) {
 		return nil, false
 	}
-	return v.available, true
+	out := make([]int64, 0, len(s.available))
+	for _, id := range s.available {
+		if !m.live(s, id) {
+			out = append(out, id)
+		}
+	}
+	return out, true
+}
+
+func (m *Marks) live(s *sale, variantID int64) bool {
+	v, ok := s.variants[variantID]
+	return ok && m.now().Sub(v.at) < m.ttl
 }
 
 // SawVariant records a sold-out answer for one variant: left is its stock
 // left, returns the sale's count of returns when the script ran, available
-// the variants that still had stock.
+// the variants that still had stock, which becomes the sale's latest list.
 func (m *Marks) SawVariant(itemID, variantID, left, returns int64, available []int64) {
 	if m == nil || m.ttl <= 0 || left > 0 || variantID == 0 {
 		return
@@ -142,7 +156,22 @@ func (m *Marks) SawVariant(itemID, variantID, left, returns int64, available []i
 	if s.variants == nil {
 		s.variants = map[int64]variantMark{}
 	}
-	s.variants[variantID] = variantMark{at: m.now(), seen: returns, available: available}
+	s.variants[variantID] = variantMark{at: m.now(), seen: returns}
+	s.available = slices.DeleteFunc(slices.Clone(available), func(id int64) bool { return id == variantID })
+}
+
+// Emptied records that a purchase took a variant's last unit: it is off the
+// sale's list of variants with stock, though not marked (the next try asks
+// Redis, whose answer names the variants left).
+func (m *Marks) Emptied(itemID, variantID int64) {
+	if m == nil || m.ttl <= 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s := m.sales[itemID]; s != nil {
+		s.available = slices.DeleteFunc(s.available, func(id int64) bool { return id == variantID })
+	}
 }
 
 // get returns the sale's state, adding it; the caller holds the lock.

@@ -61,3 +61,30 @@ func TestOffNeverMarks(t *testing.T) {
 		t.Fatal("marks that are off marked a sale")
 	}
 }
+
+// TestVariantMarksOfferWhatIsLeft: the reviewer's case. Sizes A, B, C; A
+// sells out, then B: a marked A must no longer offer B.
+func TestVariantMarksOfferWhatIsLeft(t *testing.T) {
+	t.Parallel()
+	const item, a, b, c = 7, 1, 2, 3
+	m := New(time.Hour, (&clock{t: time.Unix(0, 0)}).now)
+	m.SawVariant(item, a, 0, 1, []int64{b, c})
+	if got, ok := m.VariantSoldOut(item, a); !ok || len(got) != 2 {
+		t.Fatalf("A marked: %v %v, want [B C]", got, ok)
+	}
+	m.SawVariant(item, b, 0, 1, []int64{c})
+	if got, _ := m.VariantSoldOut(item, a); len(got) != 1 || got[0] != c {
+		t.Fatalf("A after B sold out offers %v, want [C]", got)
+	}
+	m.Emptied(item, c) // a purchase took C's last unit
+	if got, _ := m.VariantSoldOut(item, b); len(got) != 0 {
+		t.Fatalf("B after C emptied offers %v, want nothing", got)
+	}
+	if _, ok := m.VariantSoldOut(item, c); ok {
+		t.Fatal("an emptied size is not marked: the next try asks Redis")
+	}
+	m.Returned(item, 2)
+	if _, ok := m.VariantSoldOut(item, a); ok {
+		t.Fatal("a return clears the sizes' marks")
+	}
+}
