@@ -83,9 +83,11 @@ func TestCreateDrop(t *testing.T) {
 			check(t, s.call(t, "POST", "/api/v1/admin/items", adminToken, body), want{400, "invalid_request", field})
 		})
 	}
-	withTotal := dropBody(t0, size("EU 41", 3))
-	withTotal["stock_total"] = 3
-	bad("stock_total beside variants", withTotal, "stock_total")
+	withTotal := dropBody(t0, size("EU 41", 3), size("EU 42", 2))
+	withTotal["stock_total"] = 5 // the sum: it says nothing new
+	check(t, s.call(t, "POST", "/api/v1/admin/items", adminToken, withTotal), want{201, "", ""})
+	withTotal["stock_total"] = 4
+	bad("stock_total beside variants, not their sum", withTotal, "stock_total")
 	bad("two labels alike", dropBody(t0, size("EU 41", 3), size("eu 41", 3)), "variants[1].label")
 	bad("no variants", dropBody(t0), "variants")
 	bad("label too long", dropBody(t0, size(strings.Repeat("x", 41), 3)), "variants[0].label")

@@ -25,9 +25,11 @@ func TestVariantsMigration(t *testing.T) {
 	must(database.MigrateTo(ctx, db.DSN, 4))
 	must(db.Gorm.Exec(`INSERT INTO items (id, name, description, price_cents, stock_total, stock, per_user_limit, starts_at, ends_at)
 		VALUES (7, 'Sneaker', '', 12900, 10, 8, 1, '2026-01-01', '2026-01-02')`).Error)
+	must(db.Gorm.Exec(`INSERT INTO items (id, name, description, price_cents, stock_total, stock, per_user_limit, starts_at, ends_at)
+		VALUES (8, 'Cap', '', 900, 5, 4, 1, '2026-01-01', '2026-01-02')`).Error)
 	must(db.Gorm.Exec(`INSERT INTO orders (id, item_id, user_id, quantity, status, created_at) VALUES
 		('01A', 7, 'ann', 1, 'confirmed', NOW(3)), ('01B', 7, 'bob', 1, 'paid', NOW(3)),
-		('01C', 7, 'cy', 1, 'cancelled', NOW(3))`).Error)
+		('01C', 7, 'cy', 1, 'cancelled', NOW(3)), ('01Z', 8, 'ann', 1, 'confirmed', NOW(3))`).Error)
 
 	must(database.MigrateTo(ctx, db.DSN, 5))
 	var v struct {
@@ -44,6 +46,12 @@ func TestVariantsMigration(t *testing.T) {
 	if onVariant != 3 {
 		t.Fatalf("%d orders on the default variant, want 3", onVariant)
 	}
+	var capOrders int // the other sale's order lands on that sale's own variant
+	must(db.Gorm.Raw(`SELECT COUNT(*) FROM orders o JOIN variants v ON v.id = o.variant_id
+		WHERE o.item_id = 8 AND v.item_id = 8 AND v.stock = 4`).Scan(&capOrders).Error)
+	if capOrders != 1 {
+		t.Fatalf("%d orders of sale 8 on its own variant, want 1", capOrders)
+	}
 	// The one-active-order rule still holds per sale.
 	if err := db.Gorm.Exec(`INSERT INTO orders (id, item_id, variant_id, user_id, quantity, created_at)
 		VALUES ('01D', 7, ?, 'ann', 1, NOW(3))`, v.ID).Error; err == nil {
@@ -54,7 +62,7 @@ func TestVariantsMigration(t *testing.T) {
 
 	must(database.MigrateTo(ctx, db.DSN, 4))
 	var orders, stock int
-	must(db.Gorm.Raw("SELECT COUNT(*) FROM orders WHERE item_id = 7").Scan(&orders).Error)
+	must(db.Gorm.Raw("SELECT COUNT(*) FROM orders WHERE item_id = 7").Scan(&orders).Error) // 3 before, 1 since
 	must(db.Gorm.Raw("SELECT stock FROM items WHERE id = 7").Scan(&stock).Error)
 	if orders != 4 || stock != 8 {
 		t.Fatalf("after down: %d orders, stock %d; want 4 orders, stock 8", orders, stock)

@@ -90,8 +90,9 @@ func readPatch(c *gin.Context) (catalog.Patch, error) {
 }
 
 // readNewItem decodes and checks a create body: the sale and its variants.
-// A sale sent with variants has the sum of their stock, so it must not send
-// its own stock_total; one sent without gets a single "Default" variant.
+// A sale sent with variants has the sum of their stock, so its own
+// stock_total is left out (or equals that sum); one sent without gets a
+// single "Default" variant.
 func readNewItem(c *gin.Context) (catalog.Item, error) {
 	var in itemInput
 	if err := decode(c, &in, false); err != nil {
@@ -103,14 +104,16 @@ func readNewItem(c *gin.Context) (catalog.Item, error) {
 	}
 	it := p.Apply(catalog.Item{PerUserLimit: 1})
 	if in.Variants != nil {
-		if in.StockTotal != nil {
-			return catalog.Item{}, invalid("stock_total", "stock_total is the sum of the variants' stock_total: send one or the other")
-		}
 		if it.Variants, err = newVariants(*in.Variants, it); err != nil {
 			return catalog.Item{}, err
 		}
+		it.StockTotal = 0
 		for _, v := range it.Variants {
 			it.StockTotal += v.StockTotal
+		}
+		// Sent anyway, it can only say the same thing.
+		if in.StockTotal != nil && *in.StockTotal != it.StockTotal {
+			return catalog.Item{}, invalid("stock_total", "stock_total of a sale with variants is the sum of theirs: leave it out")
 		}
 	}
 	return it, validate(it)

@@ -68,14 +68,14 @@ func plainPurchase(b []byte) (variantID int64, qty int, ok bool) {
 	return variantID, int(q), true
 }
 
-// leadingNumber reads a positive whole number of at most max digits, with
+// leadingNumber reads a positive whole number of at most digits digits, with
 // no leading zero, from the start of b; n is how many bytes it took (0: none).
-func leadingNumber(b []byte, max int) (v int64, n int) {
-	for n < len(b) && n <= max && b[n] >= '0' && b[n] <= '9' {
+func leadingNumber(b []byte, digits int) (v int64, n int) {
+	for n < len(b) && n <= digits && b[n] >= '0' && b[n] <= '9' {
 		v = v*10 + int64(b[n]-'0')
 		n++
 	}
-	if n == 0 || n > max || b[0] == '0' {
+	if n == 0 || n > digits || b[0] == '0' {
 		return 0, 0
 	}
 	return v, n

@@ -130,7 +130,7 @@ async function purchase() {
   } catch (err) {
     if (!(err.status >= 500 || err.status === 429 || !err.status)) intentKey = null; // final answer
     say(humanError(err), 'error');
-    if (err.code === 'sold_out') soldOut(v, err.availableVariants);
+    if (err.code === 'sold_out') soldOut(v, err.availableVariants, quantity);
     if (err.code === 'already_purchased' && err.orderId) follow(err.orderId, 'pending');
   } finally {
     buying = false;
@@ -153,14 +153,23 @@ async function freshToken() {
 
 // soldOut marks the variant the shopper tried as gone and, when others are
 // left (available lists them), moves the choice to the first of those and
-// says so, so the next press of Buy is a choice the shopper saw.
-function soldOut(tried, available) {
+// says so, so the next press of Buy is a choice the shopper saw. A variant
+// that is still listed has units left, fewer than the quantity asked: it
+// stays chosen, and the shopper is asked for fewer.
+function soldOut(tried, available, quantity) {
+  const short = !!available && available.includes(tried.id);
   // item may be a newer copy than the one tried came from.
-  for (const v of item.variants) if (v.id === tried.id || (available && !available.includes(v.id))) v.stock_left = 0;
+  for (const v of item.variants) {
+    if ((v.id === tried.id && !short) || (available && !available.includes(v.id))) v.stock_left = 0;
+  }
   if (!available) return; // the next refresh shows what is left
   if (available.length === 0) {
     item.stock_left = 0;
     return; // the message already says sold out
+  }
+  if (short) {
+    say(`Fewer than ${quantity} ${several() ? tried.label : ''} left: choose a smaller quantity.`.replace('  ', ' '), 'warn');
+    return;
   }
   const next = item.variants.find((v) => available.includes(v.id));
   if (!next || !several()) return;

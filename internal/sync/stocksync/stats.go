@@ -145,15 +145,15 @@ func (in inputs) assemble() Stats {
 	var sumRedis int64
 	sumMySQL, sumTotal := 0, 0
 	for _, v := range in.it.Variants {
-		redis, ok := in.redisVariants[v.ID]
-		f := in.figures(v.StockTotal, v.Stock, in.perVariant[v.ID], pending[v.ID], in.after[v.ID], in.owed[v.ID], redis)
+		inRedis, ok := in.redisVariants[v.ID]
+		f := in.figures(v.StockTotal, v.Stock, in.perVariant[v.ID], pending[v.ID], in.after[v.ID], in.owed[v.ID], inRedis)
 		if in.warm && !ok {
 			f.Problems = append(f.Problems, "the variant is missing in redis")
 			st.split = true
 		}
 		f.Consistent = len(f.Problems) == 0
 		st.Variants = append(st.Variants, VariantStats{VariantID: v.ID, Label: v.Label, Figures: f})
-		sumRedis, sumMySQL, sumTotal = sumRedis+redis, sumMySQL+v.Stock, sumTotal+v.StockTotal
+		sumRedis, sumMySQL, sumTotal = sumRedis+inRedis, sumMySQL+v.Stock, sumTotal+v.StockTotal
 	}
 	var all [2]int
 	after, owed := 0, 0
@@ -172,14 +172,14 @@ func (in inputs) assemble() Stats {
 }
 
 // figures computes one set of figures; pending is (orders, quantity).
-func (in inputs) figures(total, mysql int, c order.Counts, pending [2]int, after, owed int, redis int64) Figures {
+func (in inputs) figures(total, mysql int, c order.Counts, pending [2]int, after, owed int, inRedis int64) Figures {
 	f := Figures{StockTotal: total, StockMySQL: mysql, OrdersPending: pending[0], OrdersConfirmed: c.Confirmed,
 		OrdersPaid: c.Paid, OrdersCancelled: c.Cancelled, Sold: c.ActiveQuantity + pending[1], Problems: []string{},
 		active: c.ActiveQuantity}
 	if in.warm {
-		f.StockRedis = &redis
+		f.StockRedis = &inRedis
 	}
-	f.check(in.warm, redis, int64(mysql+after-pending[1]-owed), total-c.ActiveQuantity)
+	f.check(in.warm, inRedis, int64(mysql+after-pending[1]-owed), total-c.ActiveQuantity)
 	return f
 }
 
@@ -202,10 +202,10 @@ func (f *Figures) check(warm bool, redisStock, wantRedis int64, wantMySQL int) {
 
 // sums checks that the sale's figures are its variants' sums in each store,
 // and settles whether the sale is consistent.
-func (st *Stats) sums(warm bool, redis int64, mysql, total int) {
-	if warm && st.StockRedis != nil && *st.StockRedis != redis {
+func (st *Stats) sums(warm bool, inRedis int64, mysql, total int) {
+	if warm && st.StockRedis != nil && *st.StockRedis != inRedis {
 		st.split = true
-		st.Problems = append(st.Problems, fmt.Sprintf("redis stock %d, but its variants' sum to %d", *st.StockRedis, redis))
+		st.Problems = append(st.Problems, fmt.Sprintf("redis stock %d, but its variants' sum to %d", *st.StockRedis, inRedis))
 	}
 	if st.StockMySQL != mysql || st.StockTotal != total {
 		st.Problems = append(st.Problems, fmt.Sprintf("mysql stock %d of %d, but its variants' sum to %d of %d",
