@@ -30,12 +30,7 @@ func (s *server) pageDrop(tb testing.TB, name string, price int64, limit int, im
 	if r.status != 201 {
 		tb.Fatalf("create drop: %d %s", r.status, r.raw)
 	}
-	ids := map[string]int64{}
-	for _, v := range r.body["variants"].([]any) {
-		m := v.(map[string]any)
-		ids[m["label"].(string)] = int64(m["id"].(float64))
-	}
-	return int64(r.body["id"].(float64)), ids
+	return int64(r.body["id"].(float64)), variantIDs(tb, r)
 }
 
 // pageBuy buys one unit of a variant as a shopper's program would, with a

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/seckill/seckill/internal/config"
-	"github.com/seckill/seckill/internal/testenv"
 )
 
 // TestSizeSoldOutMarkLiftsOnEveryServer: server b marks one size of a drop
@@ -40,29 +39,13 @@ func TestSizeSoldOutMarkLiftsOnEveryServer(t *testing.T) {
 
 	a.settle(t, id)
 	check(t, a.call(t, "POST", "/api/v1/orders/"+bought.str("order_id")+"/cancel", mintToken(t, "ann"), nil), want{200, "", ""})
-	sizeSellsAgainOn(t, b, path, small, "cat", "the cancel on a")
+	sellsAgainOn(t, b, path, small, "cat", "the cancel on a")
 	check(t, b.call(t, "POST", path, mintToken(t, "dan"), small), want{410, "sold_out", ""})
 
 	r := a.call(t, "PATCH", "/api/v1/admin/items/"+itoa(id)+"/variants/"+itoa(ids["S"]), adminToken, map[string]any{"stock_total": 2})
 	check(t, r, want{200, "", ""})
-	sizeSellsAgainOn(t, b, path, small, "eve", "the admin added to S on a")
+	sellsAgainOn(t, b, path, small, "eve", "the admin added to S on a")
 	if st := a.settle(t, id); st.body["sold"].(float64) != 3 || st.body["consistent"] != true {
 		t.Fatalf("stats: %s", st.raw)
-	}
-}
-
-// sizeSellsAgainOn buys body as user on s until it works, failing on
-// anything but sold_out meanwhile or after 2 s.
-func sizeSellsAgainOn(t *testing.T, s *server, path, body, user, after string) {
-	t.Helper()
-	var r reply
-	if !testenv.Eventually(2*time.Second, func() bool {
-		r = s.call(t, "POST", path, mintToken(t, user), body)
-		if r.status != 202 && r.status != 410 {
-			t.Fatalf("server b after %s: %d %s", after, r.status, r.raw)
-		}
-		return r.status == 202
-	}) {
-		t.Fatalf("server b after %s, for 2s: %d %s", after, r.status, r.raw)
 	}
 }

@@ -78,25 +78,25 @@ func soldOutMarkLiftsOnEveryServer(t *testing.T, red redisconn.Target) {
 
 	a.settle(t, id)
 	check(t, a.call(t, "POST", "/api/v1/orders/"+bought.str("order_id")+"/cancel", mintToken(t, "ann"), nil), want{200, "", ""})
-	sellsAgainOn(t, b, path, "cat", "the cancel on a")
+	sellsAgainOn(t, b, path, nil, "cat", "the cancel on a")
 	check(t, b.call(t, "POST", path, mintToken(t, "dan"), nil), want{410, "sold_out", ""}) // marked again
 
 	r := a.call(t, "PATCH", "/api/v1/admin/items/"+itoa(id), adminToken, map[string]any{"stock_total": 2})
 	check(t, r, want{200, "", ""})
-	sellsAgainOn(t, b, path, "eve", "the admin added stock on a")
+	sellsAgainOn(t, b, path, nil, "eve", "the admin added stock on a")
 	if st := a.settle(t, id); st.body["sold"].(float64) != 2 || st.body["consistent"] != true {
 		t.Fatalf("stats: %s", st.raw)
 	}
 }
 
-// sellsAgainOn buys as user on s until it works, failing on anything but
+// sellsAgainOn buys (body, nil for the default) as user on s until it works, failing on anything but
 // sold_out meanwhile or after 2 s.
-func sellsAgainOn(t *testing.T, s *server, path, user, after string) {
+func sellsAgainOn(t *testing.T, s *server, path string, body any, user, after string) {
 	t.Helper()
 	since := time.Now()
 	var r reply
 	if !testenv.Eventually(2*time.Second, func() bool {
-		r = s.call(t, "POST", path, mintToken(t, user), nil)
+		r = s.call(t, "POST", path, mintToken(t, user), body)
 		if r.status != 202 && r.status != 410 {
 			t.Fatalf("server b after %s: %d %s", after, r.status, r.raw)
 		}

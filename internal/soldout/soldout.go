@@ -114,7 +114,7 @@ func (m *Marks) Returned(itemID, returns int64) {
 // if so, the variants that still have stock as far as this server knows:
 // Redis's latest list, less every variant marked or seen sold out since.
 func (m *Marks) VariantSoldOut(itemID, variantID int64) ([]int64, bool) {
-	if m == nil || m.ttl <= 0 {
+	if m == nil || m.ttl <= 0 || variantID == 0 {
 		return nil, false
 	}
 	m.mu.RLock()

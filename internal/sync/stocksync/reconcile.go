@@ -104,10 +104,10 @@ func (s *Syncer) reconcileItem(ctx context.Context, id int64) (ItemReport, error
 // stock and the sale's with their active orders, and the sale's with the sum
 // of its variants'.
 func mysqlConsistent(st Stats) bool {
-	ok := st.StockMySQL == st.StockTotal-st.activeQuantity()
+	ok := st.StockMySQL == st.StockTotal-st.active
 	sum := 0
 	for _, v := range st.Variants {
-		ok = ok && v.StockMySQL == v.StockTotal-v.activeQuantity()
+		ok = ok && v.StockMySQL == v.StockTotal-v.active
 		sum += v.StockMySQL
 	}
 	return ok && sum == st.StockMySQL

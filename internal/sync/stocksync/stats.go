@@ -46,8 +46,6 @@ type Stats struct {
 	split bool
 }
 
-func (f Figures) activeQuantity() int { return f.active }
-
 // drifted says whether Redis needs a correction: some variant's stock, or
 // the sale's total against the sum of its variants'.
 func (st Stats) drifted() bool {
