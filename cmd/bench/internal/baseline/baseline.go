@@ -29,6 +29,10 @@ var deduct = redis.NewScript(deductSource)
 // the same bytes to each.
 const PurchasePath = "/api/v1/items/:id/purchase"
 
+// ItemPath is the sale page's refresh, which the ceiling answers too: the
+// pages measure sets the server's answer against a constant one.
+const ItemPath = "/api/v1/items/:id"
+
 // floorStock is far more than any run can sell, so the floor never sells out.
 const floorStock = int64(1) << 50
 
@@ -49,6 +53,7 @@ func Serve(ctx context.Context, kind string, args []string) error {
 	switch kind {
 	case "ceiling":
 		engine.POST(PurchasePath, ceiling)
+		engine.GET(ItemPath, ceilingItem)
 	case "floor":
 		// The server's own pool size, so neither side waits on a smaller pool.
 		rdb := redis.NewClient(&redis.Options{Addr: *redisAddr, PoolSize: 64})
@@ -73,6 +78,30 @@ func Serve(ctx context.Context, kind string, args []string) error {
 var soldOutBody = []byte(`{"error":{"code":"sold_out","message":"sold out"}}`)
 
 func ceiling(c *gin.Context) { c.Data(http.StatusGone, jsonType, soldOutBody) }
+
+// ItemBody is the ceiling's sale, pre-encoded: the shape the server gives
+// for a one-variant sale that is open, with stock figures as long as the
+// pages measure's, so both send about the same bytes.
+var ItemBody = []byte(`{"id":101,"name":"bench pages","description":"","image_url":"","price_cents":100,` +
+	`"stock_total":10000000,"stock_left":10000000,"per_user_limit":1,"room_rate":0,` +
+	`"starts_at":"2026-11-24T16:12:00.123456789Z","ends_at":"2026-11-24T22:13:00.123456789Z","status":"open",` +
+	`"variants":[{"id":101,"label":"","price_cents":100,"per_user_limit":1,"image_url":"",` +
+	`"stock_total":10000000,"stock_left":10000000,"status":"open"}]}`)
+
+// ceilingItem answers the sale page's refresh with ItemBody and the
+// headers the server sends with it (a constant ETag), always in full: the
+// least work a Gin handler can do for that answer.
+func ceilingItem(c *gin.Context) {
+	h := c.Writer.Header()
+	h["Etag"] = itemETag
+	h["Cache-Control"] = itemCacheControl
+	c.Data(http.StatusOK, jsonType, ItemBody)
+}
+
+var (
+	itemETag         = []string{`"bench-ceiling"`}
+	itemCacheControl = []string{"public, max-age=1"}
+)
 
 const jsonType = "application/json; charset=utf-8"
 

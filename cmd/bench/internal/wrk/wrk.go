@@ -106,6 +106,7 @@ type Cmd struct {
 	Duration    time.Duration
 	Timeout     time.Duration // per request; 0 = wrk's 2s
 	Latency     bool          // --latency: report the p50 and p99
+	Headers     []string      // -H, each "Name: value"
 	Script      string        // "" = plain GET
 	Args        []string      // after "--", for the script
 	URL         string
@@ -124,6 +125,9 @@ func (w Cmd) Run(ctx context.Context) (Result, string, error) {
 	}
 	if w.Latency {
 		argv = append(argv, "--latency")
+	}
+	for _, h := range w.Headers {
+		argv = append(argv, "-H", h)
 	}
 	if w.Script != "" {
 		argv = append(argv, "-s", w.Script)
