@@ -25,7 +25,11 @@ func Notes(res Results) []string {
 		out = append(out, dropNote(res.Settings.DropDemand))
 	}
 	if len(res.Purchase) > 0 {
-		out = append(out, "CPU per 1,000 purchases counts the server process alone (not Redis or MySQL), from the start of each purchase run until its orders were in MySQL; the floor's counts its process over its runs.")
+		out = append(out, "CPU per 1,000 purchases counts, from /proc, the system's process (seckill or the floor), Redis and MariaDB "+
+			"(when they run on this machine), wrk, and all cores (/proc/stat, machine-wide: other work on the machine too), "+
+			"from the start of each run until, for seckill, its orders were in MySQL; seckill's is per purchase reserved, "+
+			"the floor's per purchase answered. Everything else is machine-wide less the named parts: the kernel's network "+
+			"work, the bench itself, anything else running.")
 	}
 	for _, s := range res.SoldOut {
 		if s.Reused {

@@ -64,11 +64,14 @@ type Settings struct {
 // PurchaseRound is one round of measure 1, or of the drop: floor and
 // seckill, back to back.
 type PurchaseRound struct {
-	Round        int              `json:"round"`
-	Floor        wrk.Result       `json:"floor"`
-	FloorCPU     float64          `json:"floor_cpu_seconds"`
-	Seckill      wrk.Result       `json:"seckill"`
-	SeckillCPU   float64          `json:"seckill_cpu_seconds"` // includes persisting the run's orders
+	Round   int        `json:"round"`
+	Floor   wrk.Result `json:"floor"`
+	Seckill wrk.Result `json:"seckill"`
+	// FloorCPU and SeckillCPU are what each part of the machine spent in
+	// the side's run (Servers: the floor process, or the seckill process);
+	// the server's window runs until the run's orders were in MySQL.
+	FloorCPU     CPUSpent         `json:"floor_cpu_seconds"`
+	SeckillCPU   CPUSpent         `json:"seckill_cpu_seconds"`
 	Outcomes     map[string]int64 `json:"seckill_outcomes"`
 	DrainSeconds float64          `json:"drain_seconds"` // backlog left when wrk stopped
 }
@@ -104,15 +107,6 @@ type ScaleCase struct {
 	Reused       bool               `json:"shoppers_reused,omitempty"` // sold out only
 }
 
-// CPUSpent is the CPU seconds each part of the system spent in one window.
-type CPUSpent struct {
-	Servers float64 `json:"seckill_servers"` // every seckill instance
-	Redis   float64 `json:"redis"`           // 0 when its process is not on this machine
-	MySQL   float64 `json:"mysql"`           // likewise
-	Wrk     float64 `json:"wrk"`
-	Machine float64 `json:"machine"` // every process and the kernel, on every core
-}
-
 // LatencyResult is one paced (open-loop) purchase run.
 type LatencyResult struct {
 	TargetRate   float64          `json:"target_rate"`
@@ -145,33 +139,11 @@ type ConnsResult struct {
 	Wrk         wrk.Result `json:"wrk"`
 }
 
-// Resources is measure 5.
+// Resources is measure 5: the server's peak memory. Its CPU per purchase
+// is in the purchase rounds (PurchaseCPU).
 type Resources struct {
-	PeakRSS           int64   `json:"peak_rss_bytes"`             // after throughput and latency runs
-	PeakRSSAfterConns int64   `json:"peak_rss_after_conns_bytes"` // after the many-connections run too
-	SeckillCPU        float64 `json:"seckill_cpu_seconds"`
-	Reserved          int64   `json:"reserved"`
-	FloorCPU          float64 `json:"floor_cpu_seconds"`
-	FloorRequests     int64   `json:"floor_requests"`
-}
-
-// SeckillPer1000 is the server's CPU seconds per 1,000 reserved purchases.
-func (r Resources) SeckillPer1000() float64 { return per1000(r.SeckillCPU, r.Reserved) }
-
-// FloorPer1000 is the floor's CPU seconds per 1,000 purchases.
-func (r Resources) FloorPer1000() float64 { return per1000(r.FloorCPU, r.FloorRequests) }
-
-func per1000(cpu float64, n int64) float64 {
-	if n == 0 {
-		return 0
-	}
-	return cpu / (float64(n) / 1000)
-}
-
-// per1000 is c per 1,000 answers.
-func (c CPUSpent) per1000(n int64) CPUSpent {
-	return CPUSpent{Servers: per1000(c.Servers, n), Redis: per1000(c.Redis, n), MySQL: per1000(c.MySQL, n),
-		Wrk: per1000(c.Wrk, n), Machine: per1000(c.Machine, n)}
+	PeakRSS           int64 `json:"peak_rss_bytes"`             // after throughput and latency runs
+	PeakRSSAfterConns int64 `json:"peak_rss_after_conns_bytes"` // after the many-connections run too
 }
 
 // WriteJSON writes res to dir/bench-<UTC start>.json and returns the path.

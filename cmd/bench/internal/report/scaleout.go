@@ -58,19 +58,14 @@ func scaleCPURow(rounds []ScaleOutRound) Row {
 	}
 }
 
-// medianPer1000 is the median over rounds of each part's CPU seconds per
-// 1,000 answers, and of what no named part accounts for (the kernel's
-// network work outside the processes, the bench itself, anything else
-// running). Each is a median of its own, so they need not add up.
+// medianPer1000 is medianSplit of one side of the rounds, per answer.
 func medianPer1000(rounds []ScaleOutRound, two bool) (CPUSpent, float64) {
-	var s, r, m, w, all, other []float64
-	for _, round := range rounds {
+	samples := make([]cpuSample, len(rounds))
+	for i, round := range rounds {
 		c := round.side(two)
-		p := c.CPU.per1000(SumOutcomes(c.Outcomes))
-		s, r, m, w, all = append(s, p.Servers), append(r, p.Redis), append(m, p.MySQL), append(w, p.Wrk), append(all, p.Machine)
-		other = append(other, p.Machine-p.Servers-p.Redis-p.MySQL-p.Wrk)
+		samples[i] = cpuSample{c.CPU, SumOutcomes(c.Outcomes)}
 	}
-	return CPUSpent{Servers: Median(s), Redis: Median(r), MySQL: Median(m), Wrk: Median(w), Machine: Median(all)}, Median(other)
+	return medianSplit(samples)
 }
 
 // medianTrips is the median over rounds of the servers' coalesced Redis
@@ -146,14 +141,12 @@ func writeScaleCPU(w io.Writer, res Results) {
 				continue
 			}
 			c, other := medianPer1000(load.rounds, two)
-			rows = append(rows, []string{load.name, map[bool]string{false: "one", true: "two"}[two],
-				fmt.Sprintf("%.3f", c.Servers), fmt.Sprintf("%.3f", c.Redis), fmt.Sprintf("%.3f", c.MySQL),
-				fmt.Sprintf("%.3f", c.Wrk), fmt.Sprintf("%.3f", other), fmt.Sprintf("%.3f", c.Machine),
-				Thousands(medianTrips(load.rounds, two))})
+			row := append([]string{load.name, map[bool]string{false: "one", true: "two"}[two]}, splitCells(c, other)...)
+			rows = append(rows, append(row, Thousands(medianTrips(load.rounds, two))))
 		}
 	}
-	writeTable(w, []string{"workload", "instances", "seckill", "Redis", "MariaDB", "wrk", "everything else", "machine-wide",
-		"Redis round trips per 1,000"}, rows)
+	header := append(append([]string{"workload", "instances", "seckill"}, splitHeader...), "Redis round trips per 1,000")
+	writeTable(w, header, rows)
 }
 
 // scaleNote says how measure 7 was taken.

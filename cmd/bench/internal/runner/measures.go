@@ -22,13 +22,6 @@ const manyConnsTimeout = 30 * time.Second
 // latencyAndConns runs measure 3 (paced latency), reads measure 5's peak
 // RSS, then runs measure 6 (many connections) and reads it again.
 func (r *runner) latencyAndConns(ctx context.Context, res *report.Results) error {
-	rsrc := &report.Resources{}
-	for _, p := range res.Purchase {
-		rsrc.SeckillCPU += p.SeckillCPU
-		rsrc.Reserved += p.Outcomes["reserved"]
-		rsrc.FloorCPU += p.FloorCPU
-		rsrc.FloorRequests += p.Floor.Requests
-	}
 	item, err := r.seckill.createSale(ctx, "bench latency", maxStock)
 	if err != nil {
 		return err
@@ -38,6 +31,7 @@ func (r *runner) latencyAndConns(ctx context.Context, res *report.Results) error
 			return err
 		}
 	}
+	rsrc := &report.Resources{}
 	if rsrc.PeakRSS, err = machine.PeakRSS(r.seckill.Pid()); err != nil {
 		return err
 	}

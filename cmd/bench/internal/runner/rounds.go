@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/seckill/seckill/cmd/bench/internal/machine"
 	"github.com/seckill/seckill/cmd/bench/internal/report"
 	"github.com/seckill/seckill/internal/httpapi"
 )
@@ -90,10 +89,11 @@ func (r *runner) purchaseRuns(ctx context.Context, round int, seckillFirst bool,
 	}
 	path := itemPath(item) + "/purchase"
 	floor := func() (err error) {
-		pr.FloorCPU, err = r.cpuOf(r.floor.Pid(), func() error {
+		pr.FloorCPU, err = r.meter(r.floor.Pid()).spent(func() error {
 			pr.Floor, err = r.wrk(ctx, r.floorURL, path, files, more...)
 			return err
 		})
+		pr.FloorCPU.Wrk = pr.Floor.GenCPUSeconds
 		return err
 	}
 	seckill := func() (err error) {
@@ -106,6 +106,7 @@ func (r *runner) purchaseRuns(ctx context.Context, round int, seckillFirst bool,
 			pr.DrainSeconds = drained.Seconds()
 			return err
 		})
+		pr.SeckillCPU.Wrk = pr.Seckill.GenCPUSeconds
 		if err == nil && report.SumOutcomes(pr.Outcomes) > int64(len(r.shoppers)) {
 			err = fmt.Errorf("%w: %s purchases for %s shoppers; raise -shopper-rate (BENCH_SHOPPER_RATE)",
 				errExhausted, report.Thousands(float64(report.SumOutcomes(pr.Outcomes))), report.Thousands(float64(len(r.shoppers))))
@@ -167,32 +168,20 @@ func (r *runner) buyOnce(ctx context.Context, item int64, round int) error {
 }
 
 // seckillRun runs f and returns the purchase outcomes the server counted
-// meanwhile and the CPU time it spent.
-func (r *runner) seckillRun(ctx context.Context, f func() error) (map[string]int64, float64, error) {
+// meanwhile and the CPU each part of the machine spent (wrk's is the
+// caller's to add: only it knows which runs were wrk's).
+func (r *runner) seckillRun(ctx context.Context, f func() error) (map[string]int64, report.CPUSpent, error) {
 	before, err := r.seckill.scrape(ctx)
 	if err != nil {
-		return nil, 0, err
+		return nil, report.CPUSpent{}, err
 	}
-	cpu, err := r.cpuOf(r.seckill.Pid(), f)
+	cpu, err := r.meter(r.seckill.Pid()).spent(f)
 	if err != nil {
-		return nil, 0, err
+		return nil, report.CPUSpent{}, err
 	}
 	after, err := r.seckill.scrape(ctx)
 	if err != nil {
-		return nil, 0, err
+		return nil, report.CPUSpent{}, err
 	}
 	return after.Since(before), cpu, nil
-}
-
-// cpuOf runs f and returns the CPU seconds process pid spent meanwhile.
-func (r *runner) cpuOf(pid int, f func() error) (float64, error) {
-	c0, err := machine.CPUSeconds(pid)
-	if err != nil {
-		return 0, err
-	}
-	if err := f(); err != nil {
-		return 0, err
-	}
-	c1, err := machine.CPUSeconds(pid)
-	return c1 - c0, err
 }

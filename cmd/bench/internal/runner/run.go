@@ -35,7 +35,7 @@ type runner struct {
 	seckill              *seckillServer
 	shoppers             []shopper
 	script               string
-	redisPID, mysqlPID   int // 0 when not on this machine; for the scale-out CPU figures
+	redisPID, mysqlPID   int // 0 when not on this machine; for the CPU figures
 }
 
 // Run measures everything cfg asks for, prints the report to stdout, writes
@@ -129,6 +129,7 @@ func (r *runner) startSystems(ctx context.Context) error {
 	if r.ceiling, r.ceilingURL, err = r.startBaseline(ctx, self, "ceiling"); err != nil {
 		return err
 	}
+	r.redisPID, r.mysqlPID = machine.RedisPID(ctx, r.rdb, r.cfg.RedisAddr), machine.MySQLPID(ctx, r.cfg.MySQLDSN)
 	r.seckill, err = startSeckill(ctx, r.cfg, r.rdb, r.dir, r.tag)
 	return err
 }

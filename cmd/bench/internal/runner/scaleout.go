@@ -41,7 +41,6 @@ func (r *runner) scaleOutRounds(ctx context.Context, res *report.Results) error 
 	if len(r.shoppers) >= purchaseLoad.stock {
 		return fmt.Errorf("scale-out: %d shoppers could buy all %d units", len(r.shoppers), purchaseLoad.stock)
 	}
-	r.redisPID, r.mysqlPID = machine.RedisPID(ctx, r.rdb, r.cfg.RedisAddr), machine.MySQLPID(ctx, r.cfg.MySQLDSN)
 	for round := 1; round <= r.cfg.Rounds; round++ {
 		for _, load := range []scaleLoad{purchaseLoad, soldOutLoad} {
 			sr, err := r.scaleOutRound(ctx, load, round, round%2 == 0)
@@ -113,7 +112,7 @@ func (r *runner) scaleCase(ctx context.Context, load scaleLoad, round int, serve
 // persisted (purchases) or wrk stopped (sold out).
 func (r *runner) scaleRun(ctx context.Context, load scaleLoad, servers []*seckillServer, path, files string) (report.ScaleCase, error) {
 	var sc report.ScaleCase
-	meter := cpuMeter{redis: r.redisPID, mysql: r.mysqlPID}
+	meter := r.meter()
 	urls := make([]string, len(servers))
 	for i, s := range servers {
 		meter.servers, urls[i] = append(meter.servers, s.Pid()), s.url

@@ -53,6 +53,12 @@ func (r *runner) wrkAcross(ctx context.Context, urls []string, path, prefix stri
 	return out, report.Ratio(float64(b1-b0), float64(t1-t0)), errors.Join(errs...)
 }
 
+// meter is a cpuMeter of servers (the system under test: seckill
+// instances, or a baseline) beside this machine's Redis and MySQL.
+func (r *runner) meter(servers ...int) cpuMeter {
+	return cpuMeter{servers: servers, redis: r.redisPID, mysql: r.mysqlPID}
+}
+
 // cpuMeter reads the CPU time of the parts of the system under load. A pid
 // of 0 (Redis or MySQL on another machine) reads as 0.
 type cpuMeter struct {
