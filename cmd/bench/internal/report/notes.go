@@ -15,7 +15,8 @@ func Notes(res Results) []string {
 		out = append(out, fmt.Sprintf("The machine was busy with other work when the run began (load average %s on %d cores): its figures swing more than a quiet machine's.",
 			res.Machine.LoadStart, res.Machine.Cores))
 	}
-	if len(res.Purchase)+len(res.Drop)+len(res.SoldOut)+len(res.ScaleOut) > 0 || res.Latency != nil || res.ManyConns != nil {
+	if len(res.Purchase)+len(res.Drop)+len(res.SoldOut)+len(res.ScaleOut) > 0 || res.Latency != nil || res.ManyConns != nil ||
+		res.Pages != nil {
 		out = append(out,
 			"Every request comes from 127.0.0.1, so the server ran with SECKILL_RATE_IP=1000000:1000000 (the per-IP limit would otherwise be all that is measured). The per-shopper limit, purchase tokens and the admission gate were at their defaults; SECKILL_PURCHASE_TOKEN_TTL=1h so tokens minted before the rounds outlive the run.",
 			"The generator shares the machine: "+generatorShare(res)+".",
@@ -38,6 +39,7 @@ func Notes(res Results) []string {
 		}
 	}
 	out = append(out, scaleNote(res)...)
+	out = append(out, pagesNote(res)...)
 	if res.Latency != nil {
 		out = append(out, "Latency is open-loop (vegeta's library, in the bench process): requests are sent on schedule whether or not earlier ones were answered.")
 	}
@@ -67,6 +69,9 @@ func quietness(res Results) string {
 	if res.ManyConns != nil {
 		busy = append(busy, res.ManyConns.Wrk.BusyBefore)
 	}
+	for _, p := range refreshRounds(res) {
+		busy = append(busy, p.Ceiling.BusyBefore, p.Seckill.BusyBefore, p.Revalidate.BusyBefore)
+	}
 	return fmt.Sprintf("Before each run the benchmark waited up to %s for a quarter-second in which under %.0f%% of the CPU was busy; "+
 		"just before the runs a median of %s%% was (at most %s%%).",
 		machine.SettleLimit, machine.SettleQuiet*100, percent(Median(busy)), percent(slices.Max(append(busy, 0))))
@@ -80,6 +85,9 @@ func generatorShare(res Results) string {
 	}
 	for _, s := range res.SoldOut {
 		base, seck = append(base, s.Ceiling.GenCores()), append(seck, s.Seckill.GenCores())
+	}
+	for _, p := range refreshRounds(res) {
+		base, seck = append(base, p.Ceiling.GenCores()), append(seck, p.Seckill.GenCores())
 	}
 	if len(seck) == 0 {
 		return "no wrk throughput runs"
@@ -99,4 +107,11 @@ func dropNote(demand []float64) string {
 		"every variant with far more stock than a run sells; the floor gets the same requests and ignores variant_id. "+
 		"Its floor is measured again beside it, round by round, and its server CPU is not in the CPU-per-purchase row.",
 		len(demand), strings.Join(shares, ", "))
+}
+
+func refreshRounds(res Results) []RefreshRound {
+	if res.Pages == nil {
+		return nil
+	}
+	return res.Pages.Refresh
 }

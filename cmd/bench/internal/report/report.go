@@ -16,7 +16,8 @@ func WriteReport(w io.Writer, res Results) {
 		m.Date, m.CPU, m.Cores, m.Kernel, m.Go, m.Redis, m.MariaDB, m.Wrk, m.LoadStart, m.LoadEnd)
 	fmt.Fprintf(w, "%s\n\n", describeSettings(res.Settings))
 	writeTable(w, []string{"measure", "seckill", "baseline", "ratio", "target", "result"}, rowCells(res.Summary))
-	if len(res.Purchase)+len(res.Drop)+len(res.SoldOut)+len(res.Persist)+len(res.ScaleOut)+len(res.ScaleOutSoldOut) > 0 || res.Latency != nil {
+	if len(res.Purchase)+len(res.Drop)+len(res.SoldOut)+len(res.Persist)+len(res.ScaleOut)+len(res.ScaleOutSoldOut) > 0 ||
+		res.Latency != nil || res.Pages != nil {
 		fmt.Fprintf(w, "\n### Individual runs\n")
 	}
 	writePurchaseRuns(w, "Purchase throughput", res.Purchase)
@@ -26,6 +27,7 @@ func WriteReport(w io.Writer, res Results) {
 	writeScaleRuns(w, "Scale-out, purchases", res.ScaleOut, true)
 	writeScaleRuns(w, "Scale-out, once sold out", res.ScaleOutSoldOut, false)
 	writeScaleCPU(w, res)
+	writePagesRuns(w, res.Pages)
 	writePersistRuns(w, res.Persist)
 	writePaced(w, "Paced run", res.Latency)
 	writePaced(w, "The floor at the same rate", res.FloorLatency)
@@ -38,10 +40,15 @@ func WriteReport(w io.Writer, res Results) {
 }
 
 func describeSettings(s Settings) string {
+	pages := ""
+	if s.HeldPages > 0 {
+		pages = fmt.Sprintf(" %s held pages; %s shoppers per follow run.", Thousands(float64(s.HeldPages)),
+			Thousands(float64(s.FollowShoppers)))
+	}
 	return fmt.Sprintf("Settings: %d rounds; wrk -t%d -c%d -d%s with %s shoppers minted; paced run %s; "+
-		"%s-order backlog; %s connections for %s.", s.Rounds, s.Threads, s.Connections, s.Duration,
+		"%s-order backlog; %s connections for %s.%s", s.Rounds, s.Threads, s.Connections, s.Duration,
 		Thousands(float64(s.Shoppers)), s.LatencyFor, Thousands(float64(s.PersistOrders)),
-		Thousands(float64(s.ManyConns)), s.ManyConnsFor)
+		Thousands(float64(s.ManyConns)), s.ManyConnsFor, pages)
 }
 
 func rowCells(rows []Row) [][]string {
@@ -128,7 +135,8 @@ in one session do not, so the targets are ratios.
 
 - **floor**: a bare Gin handler (` + "`gin.New()`" + `, no middleware) doing one EVALSHA of a small
   deduct script per purchase: HTTP plus one Redis round trip.
-- **ceiling**: a bare Gin handler answering a constant, pre-encoded sold-out JSON body.
+- **ceiling**: a bare Gin handler answering a constant, pre-encoded sold-out JSON body (and, for
+  the pages measure, a constant sale body with the server's ETag and Cache-Control headers).
 - **plain INSERT**: the same orders inserted into the same ` + "`orders`" + ` table, 500 rows per statement.
 
 Every throughput figure comes from wrk (` + "`-t2 -c128 -d8s`" + ` by default), with a Lua script that gives each
@@ -145,6 +153,15 @@ EU 47) with skewed demand, 60% of shoppers asking for the two middle sizes, agai
 its own; it sits beside the one-variant row to show what spreading a sale over variants costs. The persistence figure
 drains a backlog put into a sale's Redis stream in the reserve script's format, with the
 project's own persisters at the server's default settings.
+
+The pages rows measure what open sale pages cost. An open page asks for its sale once a second
+and for the server's time every ten seconds; after a purchase it follows the order until MySQL
+has it. The refresh (` + "`GET /api/v1/items/{id}`" + `) runs closed-loop against the ceiling, and again
+with ` + "`If-None-Match`" + `, as a browser's cache revalidates. Then a thousand held pages (goroutines
+in the bench, a connection each) are measured alone, and kept open while two thousand shoppers
+buy once each and follow their orders to confirmation, by polling every 500 ms as the sale page
+did, or by one event stream per order (` + "`GET /api/v1/orders/{id}/events`" + `), alternating: per
+purchase followed, the requests, the server's CPU and the time to confirmation.
 
 The scale-out figures run the purchase and the sold-out workloads at one server instance and at
 two sharing the database and the Redis prefix (one wrk per instance, the same total connections),

@@ -17,7 +17,8 @@ func sample() Results {
 		Machine: machine.Machine{CPU: "Test CPU", Cores: 2, Kernel: "6.1", Go: "go1.26", Redis: "7.0.15", MariaDB: "10.11", Wrk: "4.1.0", Date: "2026-11-22 12:00 UTC"},
 		Settings: Settings{Rounds: 3, Threads: 2, Connections: 128, Duration: "8s", Shoppers: 360000,
 			LatencyFor: "10s", PersistOrders: 100000, ManyConns: 10000, ManyConnsFor: "10s",
-			DropDemand: []float64{0.01, 0.02, 0.05, 0.12, 0.30, 0.30, 0.12, 0.05, 0.02, 0.01}},
+			DropDemand: []float64{0.01, 0.02, 0.05, 0.12, 0.30, 0.30, 0.12, 0.05, 0.02, 0.01},
+			HeldPages:  1000, HeldFor: "5s", FollowShoppers: 2000, FollowSpread: "1s"},
 		Purchase: []PurchaseRound{purchaseRound(1, 6000, 9500), purchaseRound(2, 5000, 9000), purchaseRound(3, 7000, 8000)},
 		Drop: []PurchaseRound{
 			{Round: 1, Floor: wrk.Result{RPS: 6000}, Seckill: wrk.Result{RPS: 9000}, Outcomes: map[string]int64{"reserved": 72000}},
@@ -36,6 +37,7 @@ func sample() Results {
 		ManyConns: &ConnsResult{Connections: 10000, Path: "/api/v1/items/3", Timeout: "30s",
 			Wrk: wrk.Result{Requests: 30000, RPS: 3000, Timeout: 2}},
 		Resources: &Resources{PeakRSS: 50 << 20, PeakRSSAfterConns: 400 << 20},
+		Pages:     samplePages(),
 		ScaleOut: []ScaleOutRound{
 			{Round: 1, One: scaleSide("reserved", 0.125, 7000), Two: scaleSide("reserved", 0.15, 3600, 3800)},
 			{Round: 2, One: scaleSide("reserved", 0.125, 7200), Two: scaleSide("reserved", 0.15, 3500, 3500)},
@@ -56,6 +58,23 @@ func purchaseRound(round int, floor, seckill float64) PurchaseRound {
 		Seckill: wrk.Result{RPS: seckill, Requests: int64(ns)}, Outcomes: map[string]int64{"reserved": int64(ns)},
 		FloorCPU:   CPUSpent{Servers: 0.06 * nf / 1000, Redis: 0.02 * nf / 1000, Wrk: 0.04 * nf / 1000, Machine: 0.15 * nf / 1000},
 		SeckillCPU: CPUSpent{Servers: 0.125 * ns / 1000, Redis: 0.05 * ns / 1000, MySQL: 0.08 * ns / 1000, Wrk: 0.03 * ns / 1000, Machine: 0.3 * ns / 1000}}
+}
+
+// samplePages is a pages run: the refresh at 0.85× the ceiling, a stream
+// costing 0.3 ms of server CPU per purchase followed against polling's 0.5.
+func samplePages() *Pages {
+	return &Pages{Path: "/api/v1/items/{id}", ItemBytes: 380, CeilingBytes: 370, ETag: `"abc"`, Revalidated: 304,
+		Refresh: []RefreshRound{{Round: 1, Ceiling: wrk.Result{RPS: 20000}, Seckill: wrk.Result{RPS: 17000}, Revalidate: wrk.Result{RPS: 19000}}},
+		HeldAlone: &HeldPages{Pages: 1000, Seconds: 5, SeckillCPU: 0.25,
+			Statuses: map[string]int64{"item 304": 4950, "item 200": 50, "time 200": 500}},
+		HeldDuring: &HeldPages{Pages: 1000, Seconds: 10, Statuses: map[string]int64{"item 200": 9000, "item 304": 1000, "time 200": 1000}},
+		Follow: []FollowRound{{Round: 1,
+			Poll: FollowRun{Shoppers: 2000, Confirmed: 2000, Requests: 6000, Seconds: 3, SeckillCPU: 1.2, HeldCPU: 0.2, P50ms: 800, P99ms: 1300,
+				Statuses: map[string]int64{"purchase 202": 2000, "poll 200": 4000}},
+			SSE: FollowRun{Shoppers: 2000, Confirmed: 2000, Requests: 4000, Seconds: 3, SeckillCPU: 0.8, HeldCPU: 0.2, P50ms: 400, P99ms: 900,
+				Statuses: map[string]int64{"purchase 202": 2000, "stream 200": 2000}},
+		}},
+	}
 }
 
 // scaleSide is one side of a scale-out round: an 8 s wrk run per instance
@@ -88,6 +107,10 @@ func TestSummarize(t *testing.T) {
 		{"—", "FAIL"},                                // two timeouts
 		{"—", "info"},                                // RSS
 		{"2.00×", "info"},                            // CPU per purchase machine-wide: 0.300 s / 0.150 s
+		{"0.85×", "PASS"},                            // refresh: 17,000 / 20,000
+		{"0.95×", "info"},                            // with If-None-Match: 19,000 / 20,000
+		{"0.60× (CPU)", "info"},                      // follow: 0.3 ms / 0.5 ms
+		{"—", "info"},                                // held pages
 		{"1.06×", "info"},                            // scale-out: median 7,400 / 7,000
 		{"1.20×", "info"},                            // CPU: 0.150 s / 0.125 s
 		{"0.83×", "info"},                            // sold out: 30,000 / 36,000
@@ -143,7 +166,9 @@ func TestWriteReport(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"Measured 2026-11-22 12:00 UTC on Test CPU, 2 cores",
-		"Settings: 3 rounds; wrk -t2 -c128 -d8s with 360,000 shoppers minted; paced run 10s; 100,000-order backlog; 10,000 connections for 10s.",
+		"Settings: 3 rounds; wrk -t2 -c128 -d8s with 360,000 shoppers minted; paced run 10s; 100,000-order backlog; 10,000 connections for 10s. 1,000 held pages; 2,000 shoppers per follow run.",
+		"- Pages held, follow: 1,000 held pages (goroutines in the bench, each with its own keep-alive connection, as browsers have) ask for their sale once a second",
+		"they ran alone for 5s, after a second to connect, to measure their server CPU, then on through the follow runs, on each run's sale. In each follow run 2,000 shoppers (their starts spread over 1s)",
 		"| measure | seckill | baseline | ratio | target | result |\n|---|---|---|---|---|---|\n",
 		"| 9,000 req/s (reserved 100%) | floor 6,000 req/s | 1.50× | ≥ 1.0× floor | PASS |",
 		"| 2 | 5,000 | 9,000 | 1.80× | reserved 100% |",
@@ -155,6 +180,14 @@ func TestWriteReport(t *testing.T) {
 		"| floor at the same rate: p50 0.50 ms, p99 2.50 ms (0 errors) | 1.68× (p99) | p50 ≤ 1 ms, p99 ≤ 2× the floor's (5.00 ms) | PASS (p50 PASS, p99 PASS) |",
 		"| seckill 0.125, Redis 0.050, MariaDB 0.080, wrk 0.030, everything else 0.015, machine-wide 0.300 s; the seckill process alone 2.08× the floor process | floor: floor 0.060, Redis 0.020, MariaDB 0.000, wrk 0.040, everything else 0.030, machine-wide 0.150 s | 2.00× |",
 		"| floor | 0.060 | 0.020 | 0.000 | 0.040 | 0.030 | 0.150 |\n| seckill | 0.125 | 0.050 | 0.080 | 0.030 | 0.015 | 0.300 |",
+		"| 17,000 req/s (380 B bodies) | ceiling 20,000 req/s (constant 370 B body) | 0.85× | ≥ 0.8× ceiling | PASS |",
+		"| 19,000 req/s (answered 304) | ceiling 20,000 req/s (200, full body) | 0.95× | — | info |",
+		"| SSE: 2.00 requests, 0.300 ms seckill CPU (0.400 ms with the held pages' share) per purchase followed; confirmed after p50 400 ms, p99 900 ms; 2,000 of 2,000 confirmed | polling: 3.00 requests, 0.500 ms",
+		"alone: 1,100 req/s (item 304 90%, time 200 9%, item 200 1%), 50.0 µs seckill CPU per page per second; during the follow runs: 1,100 req/s",
+		"| 1 | 20,000 | 17,000 | 0.85× | 19,000 | 0 |",
+		"| 1 | SSE | 2.00 | 0.300 ms | 0.400 ms | 400 / 900 ms | 2,000 of 2,000 | 3.0 s | purchase 202 2,000, stream 200 2,000 |",
+		"Held pages alone: 1,000 pages for 5.0 s, 1,100 req/s; answers item 304 4,950, time 200 500, item 200 50.",
+		"- Pages held, refresh: wrk -t2 -c128 -d8s sends GET /api/v1/items/{id}",
 		"The floor at the same rate: 45,000 requests",
 		"- Every request comes from 127.0.0.1",
 		"| two instances 7,400 req/s (both sides: reserved 100%) | one instance 7,000 req/s | 1.06× | — | info |",

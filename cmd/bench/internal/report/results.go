@@ -40,6 +40,7 @@ type Results struct {
 	ScaleOut        []ScaleOutRound `json:"scale_out_rounds,omitempty"`
 	ScaleOutSoldOut []ScaleOutRound `json:"scale_out_sold_out_rounds,omitempty"`
 	Resources       *Resources      `json:"resources,omitempty"`
+	Pages           *Pages          `json:"pages,omitempty"` // measure 8
 	Summary         []Row           `json:"summary"`
 	Notes           []string        `json:"notes"`
 }
@@ -59,6 +60,12 @@ type Settings struct {
 	// DropDemand is the share of the drop's shoppers asking for each of its
 	// variants, in the sale's order.
 	DropDemand []float64 `json:"drop_demand,omitempty"`
+	// The pages measure's population: held pages, and shoppers per follow
+	// run, whose starts are spread over FollowSpread.
+	HeldPages      int    `json:"held_pages,omitempty"`
+	HeldFor        string `json:"held_pages_alone_duration,omitempty"`
+	FollowShoppers int    `json:"follow_shoppers,omitempty"`
+	FollowSpread   string `json:"follow_spread,omitempty"`
 }
 
 // PurchaseRound is one round of measure 1, or of the drop: floor and
@@ -143,7 +150,7 @@ type ConnsResult struct {
 // is in the purchase rounds (PurchaseCPU).
 type Resources struct {
 	PeakRSS           int64 `json:"peak_rss_bytes"`             // after throughput and latency runs
-	PeakRSSAfterConns int64 `json:"peak_rss_after_conns_bytes"` // after the many-connections run too
+	PeakRSSAfterConns int64 `json:"peak_rss_after_conns_bytes"` // after the pages and many-connections runs too
 }
 
 // WriteJSON writes res to dir/bench-<UTC start>.json and returns the path.

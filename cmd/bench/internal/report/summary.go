@@ -15,6 +15,7 @@ const (
 	targetP50ms      = 1.0 // at half the purchase throughput
 	targetP99inFloor = 2.0 // × the floor's p99 at the same rate
 	targetPersist    = 0.8 // × plain INSERT
+	targetRefresh    = 0.8 // × ceiling: the sale page's refresh
 )
 
 // minShare is the least share of the expected answer (reserved, or sold
@@ -65,6 +66,7 @@ func Summarize(res Results) []Row {
 	if len(res.Purchase) > 0 {
 		rows = append(rows, purchaseCPURow(res.Purchase))
 	}
+	rows = append(rows, pagesRows(res.Pages)...)
 	rows = append(rows, scaleRows(res)...)
 	return rows
 }

@@ -22,6 +22,9 @@ type Config struct {
 	PersistOrders int           // -persist-orders, BENCH_PERSIST_ORDERS: backlog drained per round
 	ManyConns     int           // -many-conns, BENCH_MANY_CONNS
 	ManyConnsFor  time.Duration // -many-conns-duration, BENCH_MANY_CONNS_DURATION
+	HeldPages     int           // -held-pages, BENCH_HELD_PAGES: open sale pages in the pages measure
+	HeldFor       time.Duration // -held-duration, BENCH_HELD_DURATION: the held pages measured alone
+	Followers     int           // -follow-shoppers, BENCH_FOLLOW_SHOPPERS: shoppers per follow run
 	MySQLDSN      string        // -mysql, BENCH_MYSQL_DSN: no database name; the user may create seckill* databases
 	RedisAddr     string        // -redis, BENCH_REDIS_ADDR
 	Seckill       string        // -seckill: the server binary under test
@@ -32,7 +35,7 @@ type Config struct {
 }
 
 // Measures are the names -only accepts.
-var Measures = []string{"purchase", "drop", "soldout", "latency", "conns", "persist", "scaleout"}
+var Measures = []string{"purchase", "drop", "soldout", "latency", "pages", "conns", "persist", "scaleout"}
 
 // Wants says whether the run includes measure m.
 func (c Config) Wants(m string) bool {
@@ -63,6 +66,9 @@ func ParseConfig(args []string, getenv func(string) string) (Config, error) {
 	fs.IntVar(&c.PersistOrders, "persist-orders", e.integer("BENCH_PERSIST_ORDERS", 100000), "orders in the backlog the persister drains")
 	fs.IntVar(&c.ManyConns, "many-conns", e.integer("BENCH_MANY_CONNS", 10000), "keep-alive connections held at once")
 	fs.DurationVar(&c.ManyConnsFor, "many-conns-duration", e.duration("BENCH_MANY_CONNS_DURATION", 10*time.Second), "length of the many-connections run")
+	fs.IntVar(&c.HeldPages, "held-pages", e.integer("BENCH_HELD_PAGES", 1000), "open sale pages held in the pages measure")
+	fs.DurationVar(&c.HeldFor, "held-duration", e.duration("BENCH_HELD_DURATION", 5*time.Second), "how long the held pages are measured alone")
+	fs.IntVar(&c.Followers, "follow-shoppers", e.integer("BENCH_FOLLOW_SHOPPERS", 2000), "shoppers who buy and follow their order, per follow run")
 	fs.StringVar(&c.MySQLDSN, "mysql", e.str("BENCH_MYSQL_DSN", "seckill:seckill@tcp(127.0.0.1:3306)/?parseTime=true&loc=UTC"), "MySQL DSN without a database")
 	fs.StringVar(&c.RedisAddr, "redis", e.str("BENCH_REDIS_ADDR", "127.0.0.1:6379"), "Redis address")
 	fs.StringVar(&c.Seckill, "seckill", "bin/seckill", "the seckill server binary")
@@ -84,10 +90,10 @@ func (c Config) validate() error {
 	switch {
 	case c.Rounds < 1 || c.Threads < 1 || c.Connections < c.Threads:
 		return errors.New("-rounds and -threads must be at least 1, -connections at least -threads")
-	case c.Duration < time.Second || c.LatencyFor < time.Second || c.ManyConnsFor < time.Second:
+	case c.Duration < time.Second || c.LatencyFor < time.Second || c.ManyConnsFor < time.Second || c.HeldFor < time.Second:
 		return errors.New("durations must be at least 1s")
-	case c.ShopperRate < 1 || c.PersistOrders < 1 || c.ManyConns < c.Threads:
-		return errors.New("-shopper-rate, -persist-orders and -many-conns must be positive")
+	case c.ShopperRate < 1 || c.PersistOrders < 1 || c.ManyConns < c.Threads || c.HeldPages < 1 || c.Followers < 1:
+		return errors.New("-shopper-rate, -persist-orders, -many-conns, -held-pages and -follow-shoppers must be positive")
 	}
 	for _, o := range c.Only {
 		if !contains(Measures, o) {

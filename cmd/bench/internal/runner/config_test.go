@@ -18,8 +18,18 @@ func TestParseConfigDefaultsEnvAndFlags(t *testing.T) {
 		c.PersistOrders != 100000 || c.ManyConns != 10000 || c.Docs != "" || len(c.Only) != 0 {
 		t.Errorf("defaults = %+v", c)
 	}
-	if !c.Wants("drop") || !c.Wants("purchase") {
-		t.Error("a default run leaves out the drop or the purchase row")
+	if !c.Wants("drop") || !c.Wants("purchase") || !c.Wants("pages") {
+		t.Error("a default run leaves out the drop, the purchase or the pages rows")
+	}
+	if c.HeldPages != 1000 || c.Followers != 2000 || c.HeldFor != 5*time.Second {
+		t.Errorf("pages defaults = %d held, %d followers, %s alone", c.HeldPages, c.Followers, c.HeldFor)
+	}
+	if c, err = ParseConfig([]string{"-only", "pages", "-follow-shoppers", "50"}, env(map[string]string{"BENCH_HELD_PAGES": "20"})); err != nil ||
+		!c.Wants("pages") || c.Wants("purchase") || c.HeldPages != 20 || c.Followers != 50 {
+		t.Errorf("-only pages: %+v, %v", c, err)
+	}
+	if s := settingsOf(c, 0); s.HeldPages != 20 || s.FollowShoppers != 50 || s.FollowSpread != "1s" {
+		t.Errorf("settings of a pages run: %+v", s)
 	}
 	// The environment sets defaults; flags still win.
 	c, err = ParseConfig([]string{"-duration", "5s", "-docs", "docs/benchmarks.md"},
@@ -61,6 +71,7 @@ func TestParseConfigRefuses(t *testing.T) {
 		{"no rounds", []string{"-rounds", "0"}, nil, "-rounds"},
 		{"too short", []string{"-duration", "100ms"}, nil, "at least 1s"},
 		{"unknown measure", []string{"-only", "purchase,speed"}, nil, `"speed"`},
+		{"no held pages", []string{"-held-pages", "0"}, nil, "-held-pages"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -20,7 +20,8 @@ import (
 const manyConnsTimeout = 30 * time.Second
 
 // latencyAndConns runs measure 3 (paced latency), reads measure 5's peak
-// RSS, then runs measure 6 (many connections) and reads it again.
+// RSS, then runs the measures that hold many connections, 8 (pages held)
+// and 6 (many connections), and reads it again.
 func (r *runner) latencyAndConns(ctx context.Context, res *report.Results) error {
 	item, err := r.seckill.createSale(ctx, "bench latency", maxStock)
 	if err != nil {
@@ -35,10 +36,17 @@ func (r *runner) latencyAndConns(ctx context.Context, res *report.Results) error
 	if rsrc.PeakRSS, err = machine.PeakRSS(r.seckill.Pid()); err != nil {
 		return err
 	}
+	if r.cfg.Wants("pages") {
+		if res.Pages, err = r.pages(ctx); err != nil {
+			return fmt.Errorf("pages held: %w", err)
+		}
+	}
 	if r.cfg.Wants("conns") {
 		if res.ManyConns, err = r.manyConns(ctx, item); err != nil {
 			return err
 		}
+	}
+	if r.cfg.Wants("pages") || r.cfg.Wants("conns") {
 		if rsrc.PeakRSSAfterConns, err = machine.PeakRSS(r.seckill.Pid()); err != nil {
 			return err
 		}

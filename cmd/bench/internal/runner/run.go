@@ -54,7 +54,8 @@ func Run(ctx context.Context, cfg Config, stdout, progress io.Writer) error {
 	}
 	r := &runner{cfg: cfg, dir: dir, tag: strconv.Itoa(os.Getpid()), rdb: rdb, progress: progress}
 	res := report.Results{Started: began.UTC(), Machine: machine.Describe(ctx, cfg.MySQLDSN, cfg.Wrk, rdb, began), Settings: settingsOf(cfg, 0)}
-	if cfg.Wants("purchase") || cfg.Wants("drop") || cfg.Wants("soldout") || cfg.Wants("latency") || cfg.Wants("conns") || cfg.Wants("scaleout") {
+	if cfg.Wants("purchase") || cfg.Wants("drop") || cfg.Wants("soldout") || cfg.Wants("latency") || cfg.Wants("conns") ||
+		cfg.Wants("scaleout") || cfg.Wants("pages") {
 		if err := r.serverMeasures(ctx, &res); err != nil {
 			return err
 		}
@@ -82,10 +83,11 @@ func (r *runner) logf(format string, args ...any) {
 	fmt.Fprintf(r.progress, "bench: "+format+"\n", args...)
 }
 
-// serverMeasures runs measures 1, the drop, 2, 7, 3, 5 and 6 against processes
-// started once: floor, ceiling and the seckill server (and, for measure 7, a
-// second instance at times). Scale-out comes before latency so the
-// many-connections run, last, is the only one after the peak RSS reading.
+// serverMeasures runs measures 1, the drop, 2, 7, 3, 5, 8 and 6 against
+// processes started once: floor, ceiling and the seckill server (and, for
+// measure 7, a second instance at times). Scale-out comes before latency so
+// the runs that hold many connections, pages and many-connections, last,
+// are the only ones after the peak RSS reading.
 func (r *runner) serverMeasures(ctx context.Context, res *report.Results) error {
 	if err := r.startSystems(ctx); err != nil {
 		return err
@@ -199,6 +201,9 @@ func settingsOf(c Config, shoppers int) report.Settings {
 		ManyConns: c.ManyConns, ManyConnsFor: c.ManyConnsFor.String(), SeckillEnv: seckillEnv}
 	if c.Wants("drop") {
 		s.DropDemand = dropMix(len(dropSizes))
+	}
+	if c.Wants("pages") {
+		s.HeldPages, s.HeldFor, s.FollowShoppers, s.FollowSpread = c.HeldPages, c.HeldFor.String(), c.Followers, followSpread.String()
 	}
 	return s
 }
