@@ -28,6 +28,7 @@ import (
 	"github.com/seckill/seckill/internal/httpapi"
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
+	"github.com/seckill/seckill/internal/orderfeed"
 	"github.com/seckill/seckill/internal/ratelimit"
 	"github.com/seckill/seckill/internal/redisconn"
 	"github.com/seckill/seckill/internal/room"
@@ -65,6 +66,7 @@ type App struct {
 	limiter   *ratelimit.Limiter
 	rooms     *room.Store
 	roomWatch *room.Watcher
+	feed      *orderfeed.Feed
 	server    *http.Server
 	listener  net.Listener
 }
@@ -103,6 +105,8 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.stock.OnReturn(a.stockReturned)
 	a.hints = order.NewHints()
 	a.stock.OnQueued(a.hints.Queued)
+	a.feed = orderfeed.New(a.rdb, a.keys.OrdersChannel(), a.log)
+	a.sales.OnOrderChanged(a.feed.Announce)
 	a.hub = dashboard.New(dashboardSource{catalog.NewStore(a.db), a.syncer}, now, time.Second, a.log)
 	a.rooms = room.New(a.rdb, a.keys)
 	// Ticks five times a second: admission is smooth at any rate, and a
@@ -140,7 +144,7 @@ func (a *App) listen(now func() time.Time) error {
 	stopping := make(chan struct{})
 	engine := httpapi.New(httpapi.Deps{
 		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Sales: a.sales, Syncer: a.syncer,
-		Room: a.rooms, RoomEvents: a.roomWatch, Events: a.hub,
+		Room: a.rooms, RoomEvents: a.roomWatch, Events: a.hub, OrderFeed: a.feed,
 		Limiter: a.limiter, Gate: a.gate, SoldOut: a.soldOut, Metrics: a.metrics,
 		Tokens: httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
 		Web:    web.FS, Logger: a.log, Now: now,
@@ -194,6 +198,7 @@ func (a *App) Run(ctx context.Context) error {
 	g.Go(func() error { return a.roomWatch.Run(workers) })
 	g.Go(func() error { return a.stock.Run(workers) })
 	g.Go(func() error { return a.limiter.Run(workers) })
+	g.Go(func() error { return a.feed.Run(workers) })
 	g.Go(func() error { return soldout.Listen(workers, a.rdb, a.keys.ReturnsChannel(), a.stockReturned, a.log) })
 	jobs := a.locks.NewJobs(a.log)
 	jobs.OnRun = a.metrics.JobRan
@@ -202,6 +207,7 @@ func (a *App) Run(ctx context.Context) error {
 	})
 	for i := range a.cfg.Workers {
 		p := order.NewPersister(a.rdb, a.keys, a.orders, a.syncer, a.metrics, a.hints, a.persisterConfig(i), a.log)
+		p.OnStored(a.feed.Announce)
 		g.Go(func() error { return p.Run(workers) })
 	}
 	a.log.Info("serving", "addr", a.Addr(), "workers", a.cfg.Workers)

@@ -40,6 +40,8 @@ type orderAPI struct {
 	orders  OrderReader
 	pending PendingOrders
 	life    OrderLife
+	feed    OrderFeed // nil: streams only look now and then
+	sse     sseStreams
 }
 
 type orderJSON struct {
@@ -62,25 +64,32 @@ func toJSON(o order.Order) orderJSON {
 // get answers from MySQL, or from Redis while the order is still pending
 // there. Another shopper's order is 404, as if it did not exist.
 func (a orderAPI) get(c *gin.Context) {
-	ctx, user, id := c.Request.Context(), userOf(c), c.Param("id")
+	o, err := a.find(c.Request.Context(), userOf(c), c.Param("id"))
+	if err != nil {
+		a.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, o)
+}
+
+// find is the shopper's order as GET /orders/{id} shows it, or
+// errOrderNotFound.
+func (a orderAPI) find(ctx context.Context, user, id string) (orderJSON, error) {
 	o, err := a.orders.Get(ctx, id)
 	switch {
 	case err == nil && o.UserID == user:
-		c.JSON(http.StatusOK, toJSON(o))
-		return
+		return toJSON(o), nil
 	case err != nil && !errors.Is(err, order.ErrNotFound):
-		a.fail(c, err)
-		return
+		return orderJSON{}, err
 	}
 	p, found, err := a.pendingOrder(ctx, user, id)
 	switch {
 	case err != nil:
-		a.fail(c, err)
-	case found:
-		c.JSON(http.StatusOK, p)
-	default:
-		a.fail(c, errOrderNotFound)
+		return orderJSON{}, err
+	case !found:
+		return orderJSON{}, errOrderNotFound
 	}
+	return p, nil
 }
 
 // list merges persisted orders with those still pending in Redis. MySQL

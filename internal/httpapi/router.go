@@ -27,6 +27,7 @@ type Deps struct {
 	Room       Room               // room.Store: the waiting rooms of sales that have one
 	RoomEvents RoomEvents         // room.Watcher: their live standings
 	Events     Events             // dashboard.Hub: the admin dashboard's live snapshots
+	OrderFeed  OrderFeed          // orderfeed.Feed: wakes the streams following an order; nil: they look every few seconds
 	Limiter    *ratelimit.Limiter // nil: no rate limits
 	Gate       *admission.Gate    // nil: every purchase reaches Redis
 	SoldOut    *soldout.Marks     // nil: no local sold-out marks
@@ -113,6 +114,7 @@ func New(d Deps) *gin.Engine {
 	v1.DELETE("/admin/session", sess.logout(AdminCookie))
 	v1.GET("/admin/session", g.admin, sess.adminSessionInfo)
 
+	v1.GET("/time", shop.serverTime)
 	v1.GET("/items", shop.listItems)
 	v1.GET("/items/:id", shop.getItem)
 	v1.GET("/items/:id/purchase-token", g.shopper, g.limit("token"), shop.purchaseToken)
@@ -128,10 +130,11 @@ func New(d Deps) *gin.Engine {
 
 	v1.GET("/orders", g.shopper, orders.list)
 	v1.GET("/orders/:id", g.shopper, orders.get)
+	v1.GET("/orders/:id/events", g.shopper, orders.events)
 	v1.POST("/orders/:id/pay", g.shopper, orders.pay)
 	v1.POST("/orders/:id/cancel", g.shopper, orders.cancel)
 
-	adm := v1.Group("/admin", g.admin)
+	adm := v1.Group("/admin", g.admin, a.forgetSnapshotsOnChange)
 	adm.GET("/events", admin.events)
 	adm.POST("/items", admin.createItem)
 	adm.PATCH("/items/:id", admin.updateItem)
@@ -154,6 +157,7 @@ type areas struct {
 	orders   orderAPI
 	room     roomAPI
 	admin    adminAPI
+	snaps    *snapshots
 }
 
 // newAreas hands each group of handlers the parts it uses, and no others.
@@ -164,16 +168,18 @@ func newAreas(d Deps) areas {
 	secret := string(d.Tokens.secret)
 	purchaseTok, admissionTok := newPurchaseTokens(secret, purchaseKind, ttl), newPurchaseTokens(secret, admissionKind, ttl)
 	sales := saleView{replier: rep, catalog: d.Catalog, stock: d.Stock, now: d.Now}
+	snaps := newSnapshots(sales)
 	sse := sseStreams{stopping: d.Stopping}
 	cookies := cookieRules{secure: d.SecureCookies}
 	g := newGuards(rep, d, purchaseTok, admissionTok)
 	return areas{
-		log: log, guards: g,
+		log: log, guards: g, snaps: snaps,
 		ops:      opsAPI{replier: rep, ready: d.Ready, web: d.Web},
 		sessions: sessionAPI{replier: rep, guards: g, tokens: d.Tokens, demoLogin: d.DemoLogin, cookies: cookies},
-		shop: shopAPI{saleView: sales, sales: d.Sales, keys: d.Stock, gate: d.Gate, soldOut: d.SoldOut, tokens: purchaseTok,
+		shop: shopAPI{saleView: sales, snaps: snaps, sales: d.Sales, keys: d.Stock, gate: d.Gate, soldOut: d.SoldOut, tokens: purchaseTok,
 			newOrderID: d.NewOrderID},
-		orders: orderAPI{replier: rep, catalog: d.Catalog, orders: d.Orders, pending: d.Stock, life: d.Sales},
+		orders: orderAPI{replier: rep, catalog: d.Catalog, orders: d.Orders, pending: d.Stock, life: d.Sales,
+			feed: d.OrderFeed, sse: sse},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
 			window: purchaseTok.ttl, admissions: admissionTok},
 		admin: adminAPI{saleView: sales, sales: d.Sales, sync: d.Syncer, dashboard: d.Events, sse: sse},
@@ -183,5 +189,14 @@ func newAreas(d Deps) areas {
 func limitBody(n int64) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, n)
+	}
+}
+
+// forgetSnapshotsOnChange drops the shared sale snapshots after an admin
+// request that may have changed a sale, so this server shows it at once.
+func (a areas) forgetSnapshotsOnChange(c *gin.Context) {
+	c.Next()
+	if c.Request.Method != http.MethodGet && c.Writer.Status() < http.StatusBadRequest {
+		a.snaps.forget()
 	}
 }

@@ -107,3 +107,25 @@ func (v saleView) writeItem(c *gin.Context, status int, it catalog.Item) {
 	}
 	c.JSON(status, present(it, levels, v.now()))
 }
+
+// presentAll shows every sale with its live stock.
+func (v saleView) presentAll(ctx context.Context) ([]itemJSON, error) {
+	items, err := v.catalog.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	levels, err := v.stock.Levels(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	now := v.now()
+	out := make([]itemJSON, len(items))
+	for i, it := range items {
+		out[i] = present(it, levels, now)
+	}
+	return out, nil
+}

@@ -30,6 +30,7 @@ type Purchaser interface {
 // and the purchase itself.
 type shopAPI struct {
 	saleView
+	snaps      *snapshots
 	sales      Purchaser
 	keys       IdempotencyKeys
 	gate       *admission.Gate // nil: every purchase reaches Redis
@@ -38,34 +39,42 @@ type shopAPI struct {
 	newOrderID func() string
 }
 
+// listItems answers every sale from the shared snapshot, with this
+// moment's server_time beside it: pages sync their clocks from it.
 func (s shopAPI) listItems(c *gin.Context) {
-	ctx := c.Request.Context()
-	items, err := s.catalog.List(ctx)
+	snap, err := s.snaps.listed(c.Request.Context())
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	ids := make([]int64, len(items))
-	for i, it := range items {
-		ids[i] = it.ID
-	}
-	levels, err := s.stock.Levels(ctx, ids)
+	now, err := s.now().UTC().MarshalJSON()
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	now := s.now()
-	out := make([]itemJSON, len(items))
-	for i, it := range items {
-		out[i] = present(it, levels, now)
-	}
-	c.JSON(http.StatusOK, gin.H{"items": out, "server_time": now.UTC()})
+	body := make([]byte, 0, len(snap.body)+64)
+	body = append(append(append(append(body, `{"items":`...), snap.body...), `,"server_time":`...), now...)
+	c.Data(http.StatusOK, "application/json; charset=utf-8", append(body, '}'))
 }
 
+// getItem is the sale page's once-a-second refresh.
 func (s shopAPI) getItem(c *gin.Context) {
-	if it, ok := s.itemFromPath(c); ok {
-		s.writeItem(c, http.StatusOK, it)
+	id, err := pathID(c, errItemNotFound)
+	if err == nil {
+		var snap snapshot
+		if snap, err = s.snaps.item(c.Request.Context(), id); err == nil {
+			writeSnapshot(c, snap)
+			return
+		}
 	}
+	s.fail(c, err)
+}
+
+// serverTime is the countdown's clock sync: never cached, since its whole
+// point is this moment.
+func (s shopAPI) serverTime(c *gin.Context) {
+	c.Header("Cache-Control", "no-store")
+	c.JSON(http.StatusOK, gin.H{"server_time": s.now().UTC()})
 }
 
 // purchaseToken issues a token from the opening second until the end; a

@@ -25,6 +25,10 @@ func (s Space) Prefix() string { return s.prefix }
 // sold-out mark for it.
 func (s Space) ReturnsChannel() string { return s.prefix + ":stock-returned" }
 
+// OrdersChannel is the pub/sub channel on which a server announces the ids
+// of orders it changed (see package orderfeed).
+func (s Space) OrdersChannel() string { return s.prefix + ":orders-changed" }
+
 // Return is a ReturnsChannel message: stock came back to a sale, as its
 // Count-th return, leaving Left available.
 type Return struct{ ItemID, Count, Left int64 }

@@ -42,6 +42,7 @@ func (p *Persister) handleBatch(ctx context.Context, msgs []redis.XMessage) {
 	}
 	p.obs.Persisted(len(res.Inserted))
 	p.recordRejected(bctx, res.Rejected)
+	p.announce(bctx, res)
 	done := append(append(append([]keyspace.Entry{}, res.Inserted...), res.Duplicate...), rejectedEntries(res.Rejected)...)
 	if err := p.ack(bctx, done, bad); err != nil {
 		p.log.Warn("persister: ack failed; entries will be redelivered and skipped", "err", err)
@@ -123,6 +124,22 @@ func (p *Persister) ack(ctx context.Context, done []keyspace.Entry, bad []redis.
 		p.log.Error("persister: malformed entries left pending", "n", len(bad))
 	}
 	return err
+}
+
+// announce tells the pages following these orders that they are in MySQL
+// now, or were refused.
+func (p *Persister) announce(ctx context.Context, res Result) {
+	if p.stored == nil || len(res.Inserted)+len(res.Rejected) == 0 {
+		return
+	}
+	ids := make([]string, 0, len(res.Inserted)+len(res.Rejected))
+	for _, e := range res.Inserted {
+		ids = append(ids, e.OrderID)
+	}
+	for _, r := range res.Rejected {
+		ids = append(ids, r.Entry.OrderID)
+	}
+	p.stored(ctx, ids)
 }
 
 func parse(msgs []redis.XMessage) ([]keyspace.Entry, []redis.XMessage) {

@@ -58,7 +58,12 @@ type Persister struct {
 	cfg    PersisterConfig
 	log    *slog.Logger
 	hints  *hintSub
+	stored func(ctx context.Context, orderIDs []string)
 }
+
+// OnStored has fn told the ids of each batch's orders once MySQL has them
+// (or refused them), so their pages hear of it.
+func (p *Persister) OnStored(fn func(ctx context.Context, orderIDs []string)) { p.stored = fn }
 
 // NewPersister returns a worker; obs and hints may be nil.
 func NewPersister(rdb redis.UniversalClient, keys keyspace.Space, store *Store, repair Repairer,

@@ -11,7 +11,11 @@ import (
 // Pay marks the shopper's confirmed order paid (payment is simulated);
 // paying again is safe. It returns order.ErrNotFound and order.ErrCancelled.
 func (s *Service) Pay(ctx context.Context, orderID, userID string) (order.Order, error) {
-	return s.orders.Pay(ctx, orderID, userID)
+	o, err := s.orders.Pay(ctx, orderID, userID)
+	if err == nil {
+		s.orderChanged(ctx, o.ID)
+	}
+	return o, err
 }
 
 // Cancel cancels an unpaid order, by the shopper (userID) or by a rule
@@ -31,6 +35,7 @@ func (s *Service) Cancel(ctx context.Context, orderID, userID, reason string) (o
 	if err := s.sync.Release(ctx, o); err != nil {
 		s.log.Warn("cancelled in MySQL; Redis release deferred to the sweeper", "order_id", o.ID, "err", err)
 	}
+	s.orderChanged(ctx, o.ID)
 	return o, nil
 }
 

@@ -7,6 +7,7 @@
 package sale
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -26,6 +27,18 @@ type Service struct {
 	sync   *stocksync.Syncer
 	now    func() time.Time
 	log    *slog.Logger
+	// changed, if set, is told the id of every order paid or cancelled.
+	changed func(ctx context.Context, orderIDs []string)
+}
+
+// OnOrderChanged has fn told the id of every order paid or cancelled here,
+// so pages following it hear of it.
+func (s *Service) OnOrderChanged(fn func(ctx context.Context, orderIDs []string)) { s.changed = fn }
+
+func (s *Service) orderChanged(ctx context.Context, id string) {
+	if s.changed != nil {
+		s.changed(ctx, []string{id})
+	}
 }
 
 // New returns the sale service; now is the clock that decides the payment
