@@ -68,11 +68,15 @@ type FollowRun struct {
 	Seconds   float64          `json:"seconds"`   // the first purchase sent to the last confirmation seen
 	// SeckillCPU is the server process's CPU over Seconds; HeldCPU the held
 	// pages' share of it, estimated from their CPU alone: same pages, same rate.
-	SeckillCPU  float64 `json:"seckill_cpu_seconds"`
-	HeldCPU     float64 `json:"held_pages_cpu_seconds_estimated"`
-	P50ms       float64 `json:"confirmed_p50_ms"` // purchase sent to confirmation seen
-	P99ms       float64 `json:"confirmed_p99_ms"`
-	Unavailable string  `json:"unavailable,omitempty"` // why this way could not run at all
+	SeckillCPU float64 `json:"seckill_cpu_seconds"`
+	HeldCPU    float64 `json:"held_pages_cpu_seconds_estimated"`
+	P50ms      float64 `json:"confirmed_p50_ms"` // purchase sent to confirmation seen
+	P99ms      float64 `json:"confirmed_p99_ms"`
+	// PurchaseP50ms and PurchaseP99ms are the purchase's own answer time,
+	// the part of the time to confirmation before following began.
+	PurchaseP50ms float64 `json:"purchase_p50_ms"`
+	PurchaseP99ms float64 `json:"purchase_p99_ms"`
+	Unavailable   string  `json:"unavailable,omitempty"` // why this way could not run at all
 }
 
 // RequestsPer is the HTTP requests per purchase followed.

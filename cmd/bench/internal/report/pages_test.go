@@ -25,7 +25,7 @@ func TestPagesRowsFailWhatDidNotWork(t *testing.T) {
 	}
 	var b strings.Builder
 	writePagesRuns(&b, p)
-	if want := "| 1 | SSE | — | — | — | — | — | — | GET /api/v1/orders/{id}/events answered 404 |"; !strings.Contains(b.String(), want) {
+	if want := "| 1 | SSE | — | — | — | — | — | — | — | GET /api/v1/orders/{id}/events answered 404 |"; !strings.Contains(b.String(), want) {
 		t.Errorf("runs lack %q:\n%s", want, b.String())
 	}
 }

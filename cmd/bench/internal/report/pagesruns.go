@@ -33,7 +33,7 @@ func writePagesRuns(w io.Writer, p *Pages) {
 			rows = append(rows, followCells(r.Round, "polling", r.Poll), followCells(r.Round, "SSE", r.SSE))
 		}
 		writeTable(w, []string{"round", "way", "requests", "seckill CPU", "with the held pages' share", "confirmed p50 / p99",
-			"confirmed", "window", "answers"}, rows)
+			"purchase answered p50 / p99", "confirmed", "window", "answers"}, rows)
 	}
 	for _, h := range []struct {
 		name string
@@ -48,11 +48,11 @@ func writePagesRuns(w io.Writer, p *Pages) {
 
 func followCells(round int, way string, f FollowRun) []string {
 	if f.Unavailable != "" {
-		return []string{fmt.Sprint(round), way, "—", "—", "—", "—", "—", "—", f.Unavailable}
+		return []string{fmt.Sprint(round), way, "—", "—", "—", "—", "—", "—", "—", f.Unavailable}
 	}
 	return []string{fmt.Sprint(round), way, fmt.Sprintf("%.2f", f.RequestsPer()), fmt.Sprintf("%.3f ms", f.CPUPer()),
 		fmt.Sprintf("%.3f ms", Ratio(1000*f.SeckillCPU, float64(f.Shoppers))),
-		fmt.Sprintf("%.0f / %.0f ms", f.P50ms, f.P99ms),
+		fmt.Sprintf("%.0f / %.0f ms", f.P50ms, f.P99ms), fmt.Sprintf("%.0f / %.0f ms", f.PurchaseP50ms, f.PurchaseP99ms),
 		Thousands(float64(f.Confirmed)) + " of " + Thousands(float64(f.Shoppers)), fmt.Sprintf("%.1f s", f.Seconds),
 		statusList(f.Statuses)}
 }

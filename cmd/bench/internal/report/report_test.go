@@ -71,7 +71,7 @@ func samplePages() *Pages {
 		Follow: []FollowRound{{Round: 1,
 			Poll: FollowRun{Shoppers: 2000, Confirmed: 2000, Requests: 6000, Seconds: 3, SeckillCPU: 1.2, HeldCPU: 0.2, P50ms: 800, P99ms: 1300,
 				Statuses: map[string]int64{"purchase 202": 2000, "poll 200": 4000}},
-			SSE: FollowRun{Shoppers: 2000, Confirmed: 2000, Requests: 4000, Seconds: 3, SeckillCPU: 0.8, HeldCPU: 0.2, P50ms: 400, P99ms: 900,
+			SSE: FollowRun{Shoppers: 2000, Confirmed: 2000, Requests: 4000, Seconds: 3, SeckillCPU: 0.8, HeldCPU: 0.2, P50ms: 400, P99ms: 900, PurchaseP50ms: 20, PurchaseP99ms: 50,
 				Statuses: map[string]int64{"purchase 202": 2000, "stream 200": 2000}},
 		}},
 	}
@@ -185,7 +185,7 @@ func TestWriteReport(t *testing.T) {
 		"| SSE: 2.00 requests, 0.300 ms seckill CPU (0.400 ms with the held pages' share) per purchase followed; confirmed after p50 400 ms, p99 900 ms; 2,000 of 2,000 confirmed | polling: 3.00 requests, 0.500 ms",
 		"alone: 1,100 req/s (item 304 90%, time 200 9%, item 200 1%), 50.0 µs seckill CPU per page per second; during the follow runs: 1,100 req/s",
 		"| 1 | 20,000 | 17,000 | 0.85× | 19,000 | 0 |",
-		"| 1 | SSE | 2.00 | 0.300 ms | 0.400 ms | 400 / 900 ms | 2,000 of 2,000 | 3.0 s | purchase 202 2,000, stream 200 2,000 |",
+		"| 1 | SSE | 2.00 | 0.300 ms | 0.400 ms | 400 / 900 ms | 20 / 50 ms | 2,000 of 2,000 | 3.0 s | purchase 202 2,000, stream 200 2,000 |",
 		"Held pages alone: 1,000 pages for 5.0 s, 1,100 req/s; answers item 304 4,950, time 200 500, item 200 50.",
 		"- Pages held, refresh: wrk -t2 -c128 -d8s sends GET /api/v1/items/{id}",
 		"The floor at the same rate: 45,000 requests",

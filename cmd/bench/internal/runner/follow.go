@@ -26,10 +26,13 @@ const followTimeout = time.Minute
 // for none (browsers use about 3 s).
 const sseRetry = 3 * time.Second
 
+// followed is one shopper's times from sending the purchase: to its 202,
+// and to seeing the order confirmed; 0 for what never came.
+type followed struct{ bought, confirmed time.Duration }
+
 // buyAndFollow is one shopper: buy, then follow the order until it is
-// confirmed. It returns the time from sending the purchase to seeing the
-// confirmation, 0 if that never came.
-func (r *runner) buyAndFollow(ctx context.Context, sh shopper, token string, item int64, sse bool, counts *tally) time.Duration {
+// confirmed.
+func (r *runner) buyAndFollow(ctx context.Context, sh shopper, token string, item int64, sse bool, counts *tally) followed {
 	ctx, cancel := context.WithTimeout(ctx, followTimeout)
 	defer cancel()
 	c := newBrowser()
@@ -38,12 +41,13 @@ func (r *runner) buyAndFollow(ctx context.Context, sh shopper, token string, ite
 	status, orderID, err := buy(ctx, c, r.seckill.url, sh, token, item)
 	counts.add("purchase", status, err)
 	if err != nil || status != http.StatusAccepted {
-		return 0
+		return followed{}
 	}
-	if !followOrder(ctx, c, r.seckill.url, sh, orderID, sse, counts) {
-		return 0
+	f := followed{bought: time.Since(began)}
+	if followOrder(ctx, c, r.seckill.url, sh, orderID, sse, counts) {
+		f.confirmed = time.Since(began)
 	}
-	return time.Since(began)
+	return f
 }
 
 // followOrder follows one order until it leaves pending, by polling or by

@@ -50,7 +50,7 @@ func (r *runner) followRun(ctx context.Context, round int, held *heldPages, foll
 	}
 	machine.Settle(ctx)
 	var counts tally
-	took := make([]time.Duration, len(followers)) // 0: never seen confirmed
+	times := make([]followed, len(followers))
 	began := time.Now()
 	cpu, err := r.meter(r.seckill.Pid()).spent(func() error {
 		var wg sync.WaitGroup
@@ -59,7 +59,7 @@ func (r *runner) followRun(ctx context.Context, round int, held *heldPages, foll
 			go func() {
 				defer wg.Done()
 				if sleep(ctx, followSpread*time.Duration(i)/time.Duration(len(followers))) {
-					took[i] = r.buyAndFollow(ctx, followers[i], tokens[i], item, sse, &counts)
+					times[i] = r.buyAndFollow(ctx, followers[i], tokens[i], item, sse, &counts)
 				}
 			}()
 		}
@@ -68,18 +68,24 @@ func (r *runner) followRun(ctx context.Context, round int, held *heldPages, foll
 	})
 	run.Seconds, run.SeckillCPU, run.Statuses = time.Since(began).Seconds(), cpu.Servers, counts.snapshot()
 	run.HeldCPU, run.Requests = heldRate*run.Seconds, report.SumOutcomes(run.Statuses)
-	run.Confirmed, run.P50ms, run.P99ms = confirmations(took)
+	bought, confirmed := make([]time.Duration, len(times)), make([]time.Duration, len(times))
+	for i, t := range times {
+		bought[i], confirmed[i] = t.bought, t.confirmed
+	}
+	_, run.PurchaseP50ms, run.PurchaseP99ms = percentiles(bought)
+	run.Confirmed, run.P50ms, run.P99ms = percentiles(confirmed)
 	if sse && run.Statuses["stream 200"] == 0 && run.Statuses["stream 404"] > 0 {
 		run.Unavailable = "GET /api/v1/orders/{id}/events answered 404"
 	}
-	r.logf("round %d follow by %s: %.2f requests and %.3f ms seckill CPU per purchase, %d of %d confirmed, p50 %.0f ms, p99 %.0f ms (%s)",
-		round, way, run.RequestsPer(), run.CPUPer(), run.Confirmed, run.Shoppers, run.P50ms, run.P99ms, report.Mix(run.Statuses))
+	r.logf("round %d follow by %s: %.2f requests and %.3f ms seckill CPU per purchase, %d of %d confirmed, p50 %.0f ms, p99 %.0f ms "+
+		"(purchase answered p50 %.0f ms, p99 %.0f ms; %s)", round, way, run.RequestsPer(), run.CPUPer(), run.Confirmed, run.Shoppers,
+		run.P50ms, run.P99ms, run.PurchaseP50ms, run.PurchaseP99ms, report.Mix(run.Statuses))
 	return run, err
 }
 
-// confirmations counts the confirmed (non-zero) times and gives their
-// p50 and p99 in milliseconds.
-func confirmations(took []time.Duration) (int, float64, float64) {
+// percentiles counts the times that came (non-zero) and gives their p50 and
+// p99 in milliseconds.
+func percentiles(took []time.Duration) (int, float64, float64) {
 	var ok []time.Duration
 	for _, d := range took {
 		if d > 0 {
