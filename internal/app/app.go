@@ -99,7 +99,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.limiter = ratelimit.New(a.rdb, a.cfg.RedisPrefix, now)
 	a.limiter.OnBatch(a.metrics.Batch("ratelimit"))
 	a.soldOut = soldout.New(cfg.SoldOutTTL, now)
-	a.gate = admission.New(cfg.AdmitMultiple, time.Second, now)
+	a.gate = admission.New(cfg.AdmitMultiple, cfg.AdmitFloor, time.Second, now)
 	a.stock.OnReturn(a.stockReturned)
 	a.hints = order.NewHints()
 	a.stock.OnQueued(a.hints.Queued)
