@@ -10,9 +10,9 @@ import (
 	"github.com/seckill/seckill/internal/config"
 )
 
-// defaults is the server's configuration with nothing set but the secrets,
-// so a test can run the admission gate as a server does out of the box.
-func defaults(tb testing.TB) config.Config {
+// shippedGate runs the admission gate as a server does out of the box: the
+// multiple and floor config.Load gives when nothing is set.
+func shippedGate(tb testing.TB) option {
 	tb.Helper()
 	c, err := config.Load(func(k string) string {
 		return map[string]string{"SECKILL_ADMIN_TOKEN": adminToken, "SECKILL_JWT_SECRET": jwtSecret}[k]
@@ -20,7 +20,7 @@ func defaults(tb testing.TB) config.Config {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return c
+	return func(cfg *config.Config) { cfg.AdmitMultiple, cfg.AdmitFloor = c.AdmitMultiple, c.AdmitFloor }
 }
 
 // TestGateStormSellsEveryUnit (issue 14): 1,500 signed-in shoppers for 300
@@ -46,8 +46,7 @@ func TestGateStormSellsEveryUnit(t *testing.T) {
 func gateStorm(t *testing.T, boundaryAt int) {
 	const shoppers, units, tries, workers = 1500, 300, 3, 8
 	clk := newClock(time.Now())
-	def := defaults(t)
-	s := start(t, clk, func(c *config.Config) { c.AdmitMultiple = def.AdmitMultiple })
+	s := start(t, clk, shippedGate(t))
 	id := s.sale(t, units, 1, clk.Now().Add(-time.Minute), clk.Now().Add(time.Hour))
 	path := "/api/v1/items/" + itoa(id) + "/purchase"
 
@@ -96,5 +95,48 @@ func gateStorm(t *testing.T, boundaryAt int) {
 	}
 	if sold != units || st.body["sold"].(float64) != units || st.body["consistent"] != true {
 		t.Fatalf("the storm bought %d of %d units: %s", sold, units, st.raw)
+	}
+}
+
+// TestGateStormOnFewUnits: 3,000 shoppers, 32 at a time, for 10 units
+// against the gate at its defaults. The floor does not open the door to
+// them: once the units are seen gone every later shopper is told sold out
+// by the gate, so nearly all are answered without a Redis round trip.
+func TestGateStormOnFewUnits(t *testing.T) {
+	t.Parallel()
+	const shoppers, units, workers = 3000, 10, 32
+	clk := newClock(time.Now())
+	s := start(t, clk, shippedGate(t))
+	id := s.sale(t, units, 1, clk.Now().Add(-time.Minute), clk.Now().Add(time.Hour))
+	path := "/api/v1/items/" + itoa(id) + "/purchase"
+	var mu sync.Mutex
+	outcomes := map[string]int{}
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for n := range jobs {
+				r := s.call(t, "POST", path, mintToken(t, "few"+strconv.Itoa(n)), nil)
+				mu.Lock()
+				outcomes[strings.TrimSpace(strconv.Itoa(r.status)+" "+r.errCode())]++
+				mu.Unlock()
+			}
+		})
+	}
+	for n := range shoppers {
+		jobs <- n
+	}
+	close(jobs)
+	wg.Wait()
+	gated := metric(t, s, "gated_sold_out") + metric(t, s, "gated_unavailable")
+	t.Logf("%d shoppers for %d units: %s; %d answered by the gate", shoppers, units, summary(outcomes), gated)
+	if outcomes["202"] != units || outcomes["410 sold_out"] != shoppers-units {
+		t.Fatalf("answers %s: want %d bought and the rest told sold out", summary(outcomes), units)
+	}
+	if gated < shoppers*95/100 {
+		t.Fatalf("%d of %d answered by the gate, want at least 95%%", gated, shoppers)
+	}
+	if st := s.settle(t, id); st.body["sold"].(float64) != units || st.body["consistent"] != true {
+		t.Fatalf("after the storm: %s", st.raw)
 	}
 }
