@@ -103,7 +103,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 		ClientEvery: every(cfg.RateIP), ClientBurst: cfg.RateIP.Burst})
 	a.limiter.OnBatch(a.metrics.Batch("ratelimit"))
 	a.soldOut = soldout.New(cfg.SoldOutTTL, now)
-	a.gate = admission.New(cfg.AdmitMultiple, time.Second, now)
+	a.gate = admission.New(cfg.AdmitMultiple, cfg.AdmitFloor, time.Second, now)
 	a.stock.OnReturn(a.stockReturned)
 	a.hints = order.NewHints()
 	a.stock.OnQueued(a.hints.Queued)

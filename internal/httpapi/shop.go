@@ -209,12 +209,14 @@ func (s shopAPI) verdict(req stock.Request) error {
 }
 
 // observe tells the admission gate and the sold-out marks how much stock
-// the script reported left.
+// the script reported left, and the gate who got a unit: buyers are bounded
+// by the stock, so only the shoppers who did not get one count against its
+// cap.
 func (s shopAPI) observe(req stock.Request, res stock.Reservation, err error) {
 	var so *stock.SoldOutError
 	switch {
 	case err == nil && !res.Replayed:
-		s.gate.Observe(req.ItemID, req.VariantID, res.StockLeft)
+		s.gate.Bought(req.ItemID, req.VariantID, req.UserID, res.StockLeft)
 		s.soldOut.Saw(req.ItemID, res.SaleLeft, res.Returns)
 		if res.StockLeft == 0 {
 			s.soldOut.Emptied(req.ItemID, res.VariantID)
