@@ -15,8 +15,10 @@ export class APIError extends Error {
   }
 }
 
-export async function api(method, path, body, headers = {}) {
-  const init = { method, headers: { ...headers }, credentials: 'same-origin' };
+// api calls the shop's API. cache is fetch's cache mode: 'default' lets
+// the browser's HTTP cache answer or revalidate as the answer's headers say.
+export async function api(method, path, body, headers = {}, cache = 'default') {
+  const init = { method, headers: { ...headers }, credentials: 'same-origin', cache };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -112,10 +114,11 @@ export async function fetchItems() {
 // fetchItem loads one sale, or null when there is no such sale. It uses
 // the browser's HTTP cache as it is (fetch's default mode): the answer may
 // be kept for a second, then it is revalidated with If-None-Match, and an
-// unchanged sale costs a 304 with no body.
-export async function fetchItem(id) {
+// unchanged sale costs a 304 with no body. revalidate skips the second
+// the cache may keep it, for when the page knows the stock just moved.
+export async function fetchItem(id, revalidate = false) {
   try {
-    return await api('GET', `/api/v1/items/${encodeURIComponent(id)}`);
+    return await api('GET', `/api/v1/items/${encodeURIComponent(id)}`, undefined, {}, revalidate ? 'no-cache' : 'default');
   } catch (err) {
     if (err.code === 'item_not_found') return null;
     throw err;

@@ -12,7 +12,7 @@ const STREAM_FAILURES = 3;
 
 // The fallback's pace: slow on purpose, a page that cannot stream must not
 // cost what the old half-second polling cost.
-export const POLL_MS = 5000;
+const POLL_MS = 5000;
 
 // followOrder calls onOrder with the order as it is now and after every
 // change, for as long as wanted(order) holds, and onGone if the order no

@@ -108,9 +108,12 @@ function tick() {
 // refresh reads the sale again: GET /api/v1/items/{id} through the
 // browser's cache, so an unchanged sale costs a 304. A sale that vanishes
 // later keeps its last numbers shown; only the first read shows "missing".
-async function refresh() {
+// After a purchase (revalidate) the page asks the server even within the
+// second the cached copy is fresh, so the shopper's own unit leaves the stock
+// shown at once.
+async function refresh(revalidate = false) {
   try {
-    const fresh = await fetchItem(itemID);
+    const fresh = await fetchItem(itemID, revalidate);
     if (!fresh) return;
     item = fresh;
     picker.sync(item);
@@ -140,7 +143,7 @@ async function purchase() {
   } finally {
     buying = false;
     btn.textContent = 'Buy';
-    refresh();
+    refresh(true);
     tick();
   }
 }
@@ -211,7 +214,7 @@ function follow(orderID, status, label = '') {
   following = orderID;
   $('#order').classList.remove('hidden');
   $('#order-id').textContent = orderID;
-  $('#order-variant').textContent = label && several() ? `(${label})` : '';
+  $('#order-variant').textContent = label && several() ? ` (${label})` : '';
   show(status);
   if (status !== 'pending') return; // settled: nothing to wait for
   unfollow = followOrder(orderID, {
@@ -290,7 +293,7 @@ async function main() {
   if (hasRoom()) enterRoom(!!mine);
   tick();
   setInterval(tick, 100);
-  setInterval(refresh, 1000);
+  setInterval(() => refresh(), 1000);
   keepClockSynced(30000);
 }
 
