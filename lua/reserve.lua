@@ -29,14 +29,24 @@
 --                 out, so the room's count of open admissions stays right
 -- KEYS[8] vstock  hash: variant id -> its available stock; a variant absent
 --                 here is not the sale's
+-- KEYS[9] limits  hash: "s:" .. user id or "i:" .. client key -> the GCRA
+--                 theoretical arrival time (unix microseconds) of that
+--                 shopper's or client's purchases in this sale (as
+--                 lua/ratelimit.lua keeps one limit per key); the hash
+--                 expires once every bucket in it would be full again
 -- ARGV[1] item id, copied into the stream entries
--- then 7 values per request, starting at ARGV[2]:
+-- ARGV[2], ARGV[3] the per-shopper purchase limit: emission interval in
+--                 microseconds (0: no limit) and burst
+-- ARGV[4], ARGV[5] the per-client (IP) purchase limit, the same way
+-- then 8 values per request, starting at ARGV[6]:
 --   now (unix ms, the server's injectable clock), user id, quantity >= 1,
 --   order id (ULID) to use if the reservation succeeds,
 --   idempotency key ("" for none),
 --   admitted: "1" if the request carries the waiting room's admission for
 --   this shopper and sale (checked by the server's signature), else "0",
---   variant id ("" for the sale's only variant)
+--   variant id ("" for the sale's only variant),
+--   client key (the IP, or its /64) for the limits, or "" when the server
+--   checked the limits itself before the script
 --
 -- Returns {returns, code1, detail1, left1, saleLeft1, code2, ...}, where left
 -- is the variant's stock left and saleLeft the sale's (both 0 unless said):
@@ -59,6 +69,12 @@
 --                      the same admission cannot buy it back)
 --   9 NO_VARIANT       the sale has no such variant
 --  10 VARIANT_REQUIRED the sale has several variants and none was named
+--  11 RATE_LIMITED     detail = microseconds until the limit would allow it.
+--                      The shopper's limit is checked first and the client's
+--                      only charged when that passes, so one account
+--                      hammering does not use up the allowance of everyone
+--                      behind its IP. Checked before anything else but the
+--                      warm state: a refused request changes nothing else.
 local meta = redis.call('HMGET', KEYS[2], 'starts_ms', 'ends_ms', 'limit', 'room', 'only', 'vlimits')
 local total = redis.call('GET', KEYS[1])
 local warm = meta[1] and total and redis.call('EXISTS', KEYS[8]) == 1
@@ -108,9 +124,67 @@ local function available()
   return table.concat(ids, ',')
 end
 
-local function reserve(now, user, qty, orderID, idem, admitted, variant)
+local limitTTL = 0 -- ms the limits hash must live after this call; 0: untouched
+
+-- gcra counts one request against a limit kept in KEYS[9] under field, as
+-- lua/ratelimit.lua does under a key of its own: it returns 0 and writes
+-- the new arrival time, or the microseconds to wait and writes nothing.
+local function gcra(field, now, interval, burst)
+  local tat = tonumber(redis.call('HGET', KEYS[9], field) or now)
+  if tat < now then
+    tat = now
+  end
+  local newTat = tat + interval
+  local allowAt = newTat - interval * burst
+  if now < allowAt then
+    return allowAt - now
+  end
+  return 0, newTat
+end
+
+local shopperEvery, shopperBurst = tonumber(ARGV[2]), tonumber(ARGV[3])
+local clientEvery, clientBurst = tonumber(ARGV[4]), tonumber(ARGV[5])
+
+-- limited checks the shopper's limit, then the client's; it returns the
+-- wait of the first that refuses, or 0 with both counted.
+local function limited(nowMs, user, client)
+  if client == '' then
+    return 0
+  end
+  local now = nowMs * 1000
+  local sf, cf = 's:' .. user, 'i:' .. client
+  local wait, sTat, cTat = 0, nil, nil
+  if shopperEvery > 0 then
+    wait, sTat = gcra(sf, now, shopperEvery, shopperBurst)
+    if wait > 0 then
+      return wait
+    end
+  end
+  if clientEvery > 0 then
+    wait, cTat = gcra(cf, now, clientEvery, clientBurst)
+    if wait > 0 then
+      return wait
+    end
+  end
+  for _, t in ipairs({sTat or now, cTat or now}) do
+    limitTTL = math.max(limitTTL, math.ceil((t - now) / 1000) + 1)
+  end
+  if sTat then
+    redis.call('HSET', KEYS[9], sf, sTat)
+  end
+  if cTat then
+    redis.call('HSET', KEYS[9], cf, cTat)
+  end
+  return 0
+end
+
+local function reserve(now, user, qty, orderID, idem, admitted, variant, client)
   if not warm then
     return 2, '', 0, 0
+  end
+  local wait = limited(now, user, client)
+  if wait > 0 then
+    return 11, tostring(wait), 0, 0
   end
   local idemField = ''
   if idem ~= '' then
@@ -168,9 +242,9 @@ local function reserve(now, user, qty, orderID, idem, admitted, variant)
   return 0, value, left, total
 end
 
-for i = 2, #ARGV, 7 do
+for i = 6, #ARGV, 8 do
   local code, detail, left, saleLeft = reserve(tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2]),
-    ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6])
+    ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7])
   out[#out + 1] = code
   out[#out + 1] = detail
   out[#out + 1] = left
@@ -183,5 +257,10 @@ for variant, n in pairs(taken) do
 end
 if takenAll > 0 then
   redis.call('DECRBY', KEYS[1], takenAll)
+end
+-- The hash lives as long as its longest bucket needs: a later call's
+-- shorter need must not cut that short.
+if limitTTL > 0 and redis.call('PTTL', KEYS[9]) < limitTTL then
+  redis.call('PEXPIRE', KEYS[9], limitTTL)
 end
 return out

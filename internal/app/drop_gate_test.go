@@ -17,7 +17,7 @@ import (
 func TestSoldOutSizeBehindTheGate(t *testing.T) {
 	t.Parallel()
 	clk := newClock(time.Now())
-	s := start(t, clk, func(c *config.Config) { c.AdmitMultiple = 10; c.SoldOutTTL = time.Hour })
+	s := start(t, clk, shippedGate(t), func(c *config.Config) { c.SoldOutTTL = time.Hour })
 	created := s.call(t, "POST", "/api/v1/admin/items", adminToken, fmt.Sprintf(`{"name":"Runner","starts_at":%q,
 		"ends_at":%q,"variants":[{"label":"S","stock_total":2},{"label":"M","stock_total":5}]}`,
 		clk.Now().Add(-time.Minute).Format(time.RFC3339), clk.Now().Add(time.Hour).Format(time.RFC3339)))

@@ -30,7 +30,7 @@ func TestHTTPStormAcrossVariants(t *testing.T) {
 
 func httpDropStorm(t *testing.T, target redisconn.Target) {
 	const shoppers, workers = 400, 200
-	s := start(t, &liveClock{}, on(target), func(c *config.Config) { c.SoldOutTTL, c.AdmitMultiple = time.Second, 10 })
+	s := start(t, &liveClock{}, on(target), shippedGate(t), func(c *config.Config) { c.SoldOutTTL = time.Second })
 	id, sizes := s.liveDrop(t, 8, 6, 5, 4, 3)
 	tally := &dropTally{outcomes: map[string]int{}, held: map[string]heldOrder{}, cancelled: map[int64]int{}}
 	jobs := make(chan int)

@@ -37,7 +37,8 @@ type Config struct {
 	RateLogin      ratelimit.Rate   // SECKILL_RATE_LOGIN: demo logins per client IP
 	PurchaseTokens bool             // SECKILL_PURCHASE_TOKENS: purchases need a token issued from the opening second
 	PurchaseTTL    time.Duration    // SECKILL_PURCHASE_TOKEN_TTL
-	AdmitMultiple  int              // SECKILL_ADMISSION_MULTIPLE: purchases per second per sale reaching Redis, as a multiple of stock left; 0 = off
+	AdmitMultiple  int              // SECKILL_ADMISSION_MULTIPLE: purchases per second per sale reaching Redis without a unit, as a multiple of stock left; 0 = off
+	AdmitFloor     int              // SECKILL_ADMISSION_FLOOR: while units are left, the gate's cap per variant and second never falls below this (see internal/admission for why)
 	SecureCookies  bool             // SECKILL_SECURE_COOKIES: mark cookies Secure (behind a proxy that ends TLS)
 	SoldOutTTL     time.Duration    // SECKILL_SOLDOUT_TTL: how long a local sold-out mark answers without Redis; 0 = off
 	PprofAddr      string           // SECKILL_PPROF_ADDR: serve Go's profiler here; empty = off
@@ -80,6 +81,7 @@ func Load(getenv func(string) string) (Config, error) {
 		PurchaseTokens: r.boolean("SECKILL_PURCHASE_TOKENS", true),
 		PurchaseTTL:    r.duration("SECKILL_PURCHASE_TOKEN_TTL", 2*time.Minute),
 		AdmitMultiple:  r.integer("SECKILL_ADMISSION_MULTIPLE", 10),
+		AdmitFloor:     r.integer("SECKILL_ADMISSION_FLOOR", 2000),
 		SecureCookies:  r.boolean("SECKILL_SECURE_COOKIES", false),
 		SoldOutTTL:     r.duration("SECKILL_SOLDOUT_TTL", time.Second),
 		PprofAddr:      r.str("SECKILL_PPROF_ADDR", ""),
@@ -104,6 +106,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: SECKILL_TRUSTED_PROXIES: %q is neither an IP nor a CIDR", ErrInvalid, badProxy(c.TrustedProxies))
 	case c.Redis.IsCluster() && clusterErr(c.Redis) != nil:
 		return fmt.Errorf("%w: SECKILL_REDIS_ADDRS: %v", ErrInvalid, clusterErr(c.Redis))
+	case c.AdmitMultiple < 0 || c.AdmitFloor < 0:
+		return fmt.Errorf("%w: SECKILL_ADMISSION_MULTIPLE and SECKILL_ADMISSION_FLOOR must not be negative", ErrInvalid)
 	case c.SoldOutTTL < 0:
 		return fmt.Errorf("%w: SECKILL_SOLDOUT_TTL must not be negative", ErrInvalid)
 	case c.PaymentTimeout <= 0 || c.SweepEvery <= 0 || c.ReconcileEvery <= 0:

@@ -46,18 +46,21 @@ func TestOverrides(t *testing.T) {
 func TestInvalid(t *testing.T) {
 	t.Parallel()
 	tests := map[string]map[string]string{
-		"no admin token":   {"SECKILL_ADMIN_TOKEN": "", "SECKILL_JWT_SECRET": strings.Repeat("s", 32)},
-		"short admin":      secrets(map[string]string{"SECKILL_ADMIN_TOKEN": "short"}),
-		"no jwt secret":    {"SECKILL_ADMIN_TOKEN": "admin-token-0123456789"},
-		"short jwt secret": secrets(map[string]string{"SECKILL_JWT_SECRET": strings.Repeat("s", 31)}),
-		"bad bool":         secrets(map[string]string{"SECKILL_DEMO_LOGIN": "maybe"}),
-		"bad int":          secrets(map[string]string{"SECKILL_WORKERS": "two"}),
-		"zero workers":     secrets(map[string]string{"SECKILL_WORKERS": "0"}),
-		"bad duration":     secrets(map[string]string{"SECKILL_CLAIM_IDLE": "soon"}),
-		"bad proxy":        secrets(map[string]string{"SECKILL_TRUSTED_PROXIES": "10.0.0.1, proxy.local"}),
-		"cluster no port":  secrets(map[string]string{"SECKILL_REDIS_ADDRS": "10.0.0.1:7000,10.0.0.2"}),
-		"cluster bad url":  secrets(map[string]string{"SECKILL_REDIS_ADDRS": "redis://h:7000?nonsense=1"}),
-		"cluster empty":    secrets(map[string]string{"SECKILL_REDIS_ADDRS": " , "}),
+		"no admin token":    {"SECKILL_ADMIN_TOKEN": "", "SECKILL_JWT_SECRET": strings.Repeat("s", 32)},
+		"short admin":       secrets(map[string]string{"SECKILL_ADMIN_TOKEN": "short"}),
+		"no jwt secret":     {"SECKILL_ADMIN_TOKEN": "admin-token-0123456789"},
+		"short jwt secret":  secrets(map[string]string{"SECKILL_JWT_SECRET": strings.Repeat("s", 31)}),
+		"bad bool":          secrets(map[string]string{"SECKILL_DEMO_LOGIN": "maybe"}),
+		"bad int":           secrets(map[string]string{"SECKILL_WORKERS": "two"}),
+		"zero workers":      secrets(map[string]string{"SECKILL_WORKERS": "0"}),
+		"bad duration":      secrets(map[string]string{"SECKILL_CLAIM_IDLE": "soon"}),
+		"bad proxy":         secrets(map[string]string{"SECKILL_TRUSTED_PROXIES": "10.0.0.1, proxy.local"}),
+		"cluster no port":   secrets(map[string]string{"SECKILL_REDIS_ADDRS": "10.0.0.1:7000,10.0.0.2"}),
+		"cluster bad url":   secrets(map[string]string{"SECKILL_REDIS_ADDRS": "redis://h:7000?nonsense=1"}),
+		"cluster empty":     secrets(map[string]string{"SECKILL_REDIS_ADDRS": " , "}),
+		"negative floor":    secrets(map[string]string{"SECKILL_ADMISSION_FLOOR": "-1"}),
+		"bad floor":         secrets(map[string]string{"SECKILL_ADMISSION_FLOOR": "2k"}),
+		"negative multiple": secrets(map[string]string{"SECKILL_ADMISSION_MULTIPLE": "-1"}),
 	}
 	for name, m := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -83,6 +86,27 @@ func TestRedisCluster(t *testing.T) {
 		o, err := c.Redis.Options(0)
 		if err != nil || !o.IsClusterMode || c.Redis.String() != tt.want {
 			t.Errorf("%q: %s, cluster mode %v, err %v; want %s", tt.in, c.Redis, o != nil && o.IsClusterMode, err, tt.want)
+		}
+	}
+}
+
+// TestAdmission: the gate's floor defaults to a few thousand a second, so a
+// server out of the box never sheds what Redis serves easily; 0 is allowed
+// (the cap is then multiple × stock left alone).
+func TestAdmission(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		env             map[string]string
+		multiple, floor int
+	}{
+		{nil, 10, 2000},
+		{map[string]string{"SECKILL_ADMISSION_FLOOR": "0"}, 10, 0},
+		{map[string]string{"SECKILL_ADMISSION_MULTIPLE": "0", "SECKILL_ADMISSION_FLOOR": "500"}, 0, 500},
+	}
+	for _, tt := range tests {
+		c, err := config.Load(env(secrets(tt.env)))
+		if err != nil || c.AdmitMultiple != tt.multiple || c.AdmitFloor != tt.floor {
+			t.Errorf("%v: multiple %d, floor %d, err %v; want %d and %d", tt.env, c.AdmitMultiple, c.AdmitFloor, err, tt.multiple, tt.floor)
 		}
 	}
 }

@@ -137,6 +137,7 @@ var errorTable = []struct {
 	{stock.ErrSoldOut, errSoldOut},
 	{stock.ErrIdempotencyConflict, errIdempotencyReused},
 	{stock.ErrBusy, errRewarming},
+	{stock.ErrRateLimited, errRateLimited},
 }
 
 // lookup finds the answer to err: its own if it is one, its row of the
@@ -190,6 +191,10 @@ func (r replier) fail(c *gin.Context, err error) {
 		c.Header("Retry-After", "1")
 	case ans.Status == http.StatusUnauthorized:
 		c.Header("WWW-Authenticate", `Bearer realm="seckill"`)
+	}
+	var limited *stock.RateLimitedError
+	if errors.As(err, &limited) {
+		c.Header("Retry-After", retryAfter(limited.Wait))
 	}
 	c.Set(errorCodeKey, ans.Code)
 	c.AbortWithStatusJSON(ans.Status, gin.H{"error": ans})

@@ -121,7 +121,7 @@ func New(d Deps) *gin.Engine {
 	// A sale this server has seen sell out is answered before anything else,
 	// sign-in included: stock levels are public, and that storm must cost
 	// nothing.
-	v1.POST("/items/:id/purchase", d.Metrics.purchaseOutcome, g.soldOutMark, g.shopper, g.limit("purchase"),
+	v1.POST("/items/:id/purchase", d.Metrics.purchaseOutcome, g.soldOutMark, g.shopper, g.purchaseLimit(),
 		g.requirePurchaseToken, shop.purchase)
 
 	v1.POST("/items/:id/room", g.shopper, g.limit("room"), room.join)
@@ -171,12 +171,13 @@ func newAreas(d Deps) areas {
 	snaps := newSnapshots(sales)
 	sse := sseStreams{stopping: d.Stopping}
 	cookies := cookieRules{secure: d.SecureCookies}
-	g := newGuards(rep, d, purchaseTok, admissionTok)
+	reserved := &saleSet{}
+	g := newGuards(rep, d, purchaseTok, admissionTok, reserved)
 	return areas{
 		log: log, guards: g, snaps: snaps,
 		ops:      opsAPI{replier: rep, ready: d.Ready, web: d.Web},
 		sessions: sessionAPI{replier: rep, guards: g, tokens: d.Tokens, demoLogin: d.DemoLogin, cookies: cookies},
-		shop: shopAPI{saleView: sales, snaps: snaps, sales: d.Sales, keys: d.Stock, gate: d.Gate, soldOut: d.SoldOut, tokens: purchaseTok,
+		shop: shopAPI{saleView: sales, snaps: snaps, reserved: reserved, sales: d.Sales, keys: d.Stock, gate: d.Gate, soldOut: d.SoldOut, tokens: purchaseTok,
 			newOrderID: d.NewOrderID},
 		orders: orderAPI{replier: rep, catalog: d.Catalog, orders: d.Orders, pending: d.Stock, life: d.Sales,
 			feed: d.OrderFeed, sse: sse},

@@ -31,6 +31,7 @@ type Purchaser interface {
 type shopAPI struct {
 	saleView
 	snaps      *snapshots
+	reserved   *saleSet // sales Redis has answered purchases of: their limits are the script's
 	sales      Purchaser
 	keys       IdempotencyKeys
 	gate       *admission.Gate // nil: every purchase reaches Redis
@@ -125,6 +126,9 @@ func (s shopAPI) purchase(c *gin.Context) {
 	}
 	res, err := s.sales.Reserve(c.Request.Context(), req)
 	s.observe(req, res, err)
+	if err == nil || stock.Refused(err) {
+		s.reserved.add(req.ItemID)
+	}
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -156,7 +160,7 @@ func (s shopAPI) purchaseRequest(c *gin.Context) (stock.Request, error) {
 		return stock.Request{}, invalid("Idempotency-Key", "Idempotency-Key must be 1-128 visible ASCII characters")
 	}
 	return stock.Request{ItemID: id, VariantID: variantID, UserID: userOf(c), Quantity: qty, OrderID: s.newOrderID(),
-		IdempotencyKey: key, Now: s.now(), Admitted: c.GetBool(admittedKey)}, nil
+		IdempotencyKey: key, Now: s.now(), Admitted: c.GetBool(admittedKey), ClientKey: c.GetString(clientKeyKey)}, nil
 }
 
 // admit asks the sold-out marks and the admission gate whether req may
@@ -205,12 +209,14 @@ func (s shopAPI) verdict(req stock.Request) error {
 }
 
 // observe tells the admission gate and the sold-out marks how much stock
-// the script reported left.
+// the script reported left, and the gate who got a unit: buyers are bounded
+// by the stock, so only the shoppers who did not get one count against its
+// cap.
 func (s shopAPI) observe(req stock.Request, res stock.Reservation, err error) {
 	var so *stock.SoldOutError
 	switch {
 	case err == nil && !res.Replayed:
-		s.gate.Observe(req.ItemID, req.VariantID, res.StockLeft)
+		s.gate.Bought(req.ItemID, req.VariantID, req.UserID, res.StockLeft)
 		s.soldOut.Saw(req.ItemID, res.SaleLeft, res.Returns)
 		if res.StockLeft == 0 {
 			s.soldOut.Emptied(req.ItemID, res.VariantID)

@@ -78,6 +78,10 @@ func (k Item) Stock() string { return k.base + "stock" }
 // variant absent from it is not the sale's.
 func (k Item) VariantStock() string { return k.base + "vstock" }
 
+// PurchaseLimits holds the sale's per-shopper and per-client purchase rate
+// limits, checked by the reserve script.
+func (k Item) PurchaseLimits() string { return k.base + "limits" }
+
 // Meta is a hash with the sale window and per-user limit the reserve script
 // enforces: starts_ms, ends_ms, limit.
 func (k Item) Meta() string { return k.base + "meta" }
@@ -103,5 +107,5 @@ func (k Item) Returns() string { return k.base + "returns" }
 // ReserveKeys is KEYS for lua/reserve.lua, in its order.
 func (k Item) ReserveKeys() []string {
 	return []string{k.Stock(), k.Meta(), k.Buyers(), k.Idempotency(), k.Stream(), k.Returns(), k.RoomHolding(),
-		k.VariantStock()}
+		k.VariantStock(), k.PurchaseLimits()}
 }

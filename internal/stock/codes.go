@@ -14,6 +14,7 @@ const (
 	reserveNotAdmitted = 8
 	reserveNoVariant   = 9
 	reserveVariantNeed = 10 // several variants and none named
+	reserveRateLimited = 11 // detail is the wait in microseconds
 )
 
 // Return codes of lua/adjust.lua.

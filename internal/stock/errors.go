@@ -5,6 +5,7 @@ package stock
 
 import (
 	"errors"
+	"time"
 
 	"github.com/seckill/seckill/internal/keyspace"
 )
@@ -23,7 +24,19 @@ var (
 	ErrBusy                = errors.New("stock: sale kept changing while warming; try again")
 	ErrVariantNotFound     = errors.New("stock: the sale has no such variant")
 	ErrVariantRequired     = errors.New("stock: the sale has several variants and none was named")
+	ErrRateLimited         = errors.New("stock: over the purchase rate limit")
 )
+
+// RateLimitedError says how long until the purchase rate limit that
+// refused would allow a request. It matches ErrRateLimited with errors.Is.
+type RateLimitedError struct{ Wait time.Duration }
+
+func (e *RateLimitedError) Error() string {
+	return ErrRateLimited.Error() + "; retry in " + e.Wait.String()
+}
+
+// Is makes errors.Is(err, ErrRateLimited) true.
+func (e *RateLimitedError) Is(target error) bool { return target == ErrRateLimited }
 
 // AlreadyPurchasedError carries the order the shopper already holds. It
 // matches ErrAlreadyPurchased with errors.Is.
@@ -49,3 +62,16 @@ func (e *SoldOutError) Error() string { return ErrSoldOut.Error() }
 
 // Is makes errors.Is(err, ErrSoldOut) true.
 func (e *SoldOutError) Is(target error) bool { return target == ErrSoldOut }
+
+// Refused reports whether err is the reserve script refusing a request for
+// a sale Redis knows, as opposed to a sale it does not know or a failure to
+// ask it.
+func Refused(err error) bool {
+	for _, e := range []error{ErrNotStarted, ErrEnded, ErrOverLimit, ErrNotAdmitted, ErrVariantNotFound,
+		ErrVariantRequired, ErrAlreadyPurchased, ErrSoldOut, ErrIdempotencyConflict, ErrRateLimited} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}

@@ -26,7 +26,23 @@ type Request struct {
 	// Admitted says the request carries the waiting room's admission for
 	// this shopper and sale; a sale with a waiting room refuses others.
 	Admitted bool
+	// ClientKey names the client (its IP, or its /64) for the purchase rate
+	// limits the script checks (see Store.SetLimits); "" when the server
+	// checked them before the script.
+	ClientKey string
 }
+
+// Limits are the purchase rate limits the reserve script checks: a
+// request per Every sustained, Burst at once, per shopper and per client,
+// within each sale. A zero Every is no limit. Checking them in the script
+// saves the purchase two round trips to Redis.
+type Limits struct {
+	ShopperEvery, ClientEvery time.Duration
+	ShopperBurst, ClientBurst int
+}
+
+// SetLimits sets the limits every later reservation is checked against.
+func (s *Store) SetLimits(l Limits) { s.limits = l }
 
 // Reservation is a successful (or replayed) reservation.
 type Reservation struct {
@@ -67,7 +83,7 @@ func (s *Store) ReserveBatch(ctx context.Context, reqs []Request, out []Outcome)
 		}
 	}
 	k := s.keys.Item(first)
-	res, err := s.reserve.Run(ctx, s.rdb, k.ReserveKeys(), reserveArgs(reqs)...).Slice()
+	res, err := s.reserve.Run(ctx, s.rdb, k.ReserveKeys(), s.reserveArgs(reqs)...).Slice()
 	s.answer(reqs, res, err, out)
 	s.queued(reqs, out)
 }
@@ -80,14 +96,14 @@ func (s *Store) reservePipelined(ctx context.Context, reqs []Request, out []Outc
 	cmds := make([]*redis.Cmd, len(groups))
 	s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, g := range groups {
-			cmds[i] = s.reserve.EvalSha(ctx, p, s.keys.Item(g.item).ReserveKeys(), reserveArgs(g.reqs)...)
+			cmds[i] = s.reserve.EvalSha(ctx, p, s.keys.Item(g.item).ReserveKeys(), s.reserveArgs(g.reqs)...)
 		}
 		return nil
 	})
 	for i, g := range groups {
 		res, err := cmds[i].Slice()
 		if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
-			res, err = s.reserve.Run(ctx, s.rdb, s.keys.Item(g.item).ReserveKeys(), reserveArgs(g.reqs)...).Slice()
+			res, err = s.reserve.Run(ctx, s.rdb, s.keys.Item(g.item).ReserveKeys(), s.reserveArgs(g.reqs)...).Slice()
 		}
 		groupOut := make([]Outcome, len(g.reqs))
 		s.answer(g.reqs, res, err, groupOut)
@@ -120,9 +136,10 @@ func groupByItem(reqs []Request) []itemGroup {
 	return groups
 }
 
-func reserveArgs(reqs []Request) []any {
-	args := make([]any, 0, 1+7*len(reqs))
-	args = append(args, reqs[0].ItemID)
+func (s *Store) reserveArgs(reqs []Request) []any {
+	l := s.limits
+	args := make([]any, 0, 5+8*len(reqs))
+	args = append(args, reqs[0].ItemID, l.ShopperEvery.Microseconds(), l.ShopperBurst, l.ClientEvery.Microseconds(), l.ClientBurst)
 	for _, r := range reqs {
 		admitted := "0"
 		if r.Admitted {
@@ -132,7 +149,7 @@ func reserveArgs(reqs []Request) []any {
 		if r.VariantID != 0 {
 			variant = strconv.FormatInt(r.VariantID, 10)
 		}
-		args = append(args, r.Now.UnixMilli(), r.UserID, r.Quantity, r.OrderID, r.IdempotencyKey, admitted, variant)
+		args = append(args, r.Now.UnixMilli(), r.UserID, r.Quantity, r.OrderID, r.IdempotencyKey, admitted, variant, r.ClientKey)
 	}
 	return args
 }
@@ -189,6 +206,12 @@ func reserveResult(r Request, rep reply) (Reservation, error) {
 			return Reservation{Buyer: b, StockLeft: -1, SaleLeft: -1, Replayed: true, Returns: rep.returns}, nil
 		}
 		return Reservation{Buyer: b, StockLeft: rep.left, SaleLeft: rep.saleLeft, Returns: rep.returns}, nil
+	case reserveRateLimited:
+		us, err := strconv.ParseInt(rep.detail, 10, 64)
+		if err != nil {
+			return Reservation{}, fmt.Errorf("reserve: rate limit wait %q: %w", rep.detail, err)
+		}
+		return Reservation{}, &RateLimitedError{Wait: time.Duration(us) * time.Microsecond}
 	case reserveSoldOut:
 		return Reservation{}, &SoldOutError{Left: rep.left, SaleLeft: rep.saleLeft, Returns: rep.returns,
 			Available: parseIDs(rep.detail)}

@@ -26,6 +26,7 @@ type Store struct {
 	onReturn func(keyspace.Return)
 	// onQueued is told of every sale a batch queued new orders for.
 	onQueued func(itemID int64)
+	limits   Limits // set before Run, read by every batch
 }
 
 // Reservations run in batches of at most batchMax requests, with at most

@@ -15,8 +15,10 @@ export class APIError extends Error {
   }
 }
 
-export async function api(method, path, body, headers = {}) {
-  const init = { method, headers: { ...headers }, credentials: 'same-origin' };
+// api calls the shop's API. cache is fetch's cache mode: 'default' lets
+// the browser's HTTP cache answer or revalidate as the answer's headers say.
+export async function api(method, path, body, headers = {}, cache = 'default') {
+  const init = { method, headers: { ...headers }, credentials: 'same-origin', cache };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -55,11 +57,48 @@ export function humanError(err) {
 }
 
 let offsetMs = 0;
+let uncertaintyMs = Infinity; // half the round trip of the sample offsetMs came from
 
 // syncClock sets the offset between the server's clock and ours from a
 // response's server_time, taking the middle of the round trip.
 export function syncClock(serverTime, sentAt, receivedAt) {
   offsetMs = Date.parse(serverTime) - (sentAt + receivedAt) / 2;
+  uncertaintyMs = (receivedAt - sentAt) / 2;
+}
+
+// sampleClock asks GET /api/v1/time once: {offset, uncertainty} in ms. The
+// answer is no-store, so no cache can hand back an old time.
+async function sampleClock() {
+  const sent = Date.now();
+  const { server_time: t } = await api('GET', '/api/v1/time');
+  const received = Date.now();
+  return { offset: Date.parse(t) - (sent + received) / 2, uncertainty: (received - sent) / 2 };
+}
+
+// adopt keeps a sample when it is more precise than the offset in use, or
+// when the two cannot both be right (their error bars do not overlap): the
+// browser's clock jumped (a sleeping laptop, an NTP step), so the old
+// offset is wrong however precise it was.
+function adopt(s) {
+  if (s.uncertainty <= uncertaintyMs || Math.abs(s.offset - offsetMs) > s.uncertainty + uncertaintyMs) {
+    offsetMs = s.offset;
+    uncertaintyMs = s.uncertainty;
+  }
+}
+
+// syncWithServer sets the clock from the best of n samples, the one with
+// the shortest round trip: a slow answer's midpoint may be off by half of
+// its trip. The samples are taken one after another so none waits on another.
+export async function syncWithServer(n = 3) {
+  for (let i = 0; i < n; i++) {
+    try { adopt(await sampleClock()); } catch { /* keep the samples that came */ }
+  }
+}
+
+// keepClockSynced samples the server's clock again every everyMs, one
+// request each time: the sale page's countdown needs nothing else.
+export function keepClockSynced(everyMs = 30000) {
+  setInterval(() => sampleClock().then(adopt, () => { /* the next one retries */ }), everyMs);
 }
 
 export const serverNow = () => Date.now() + offsetMs;
@@ -72,11 +111,18 @@ export async function fetchItems() {
   return data.items;
 }
 
-export async function fetchItem(id) {
-  const sent = Date.now();
-  const data = await api('GET', '/api/v1/items');
-  syncClock(data.server_time, sent, Date.now());
-  return data.items.find((it) => String(it.id) === String(id)) || null;
+// fetchItem loads one sale, or null when there is no such sale. It uses
+// the browser's HTTP cache as it is (fetch's default mode): the answer may
+// be kept for a second, then it is revalidated with If-None-Match, and an
+// unchanged sale costs a 304 with no body. revalidate skips the second
+// the cache may keep it, for when the page knows the stock just moved.
+export async function fetchItem(id, revalidate = false) {
+  try {
+    return await api('GET', `/api/v1/items/${encodeURIComponent(id)}`, undefined, {}, revalidate ? 'no-cache' : 'default');
+  } catch (err) {
+    if (err.code === 'item_not_found') return null;
+    throw err;
+  }
 }
 
 const pad = (n) => String(n).padStart(2, '0');

@@ -1,8 +1,21 @@
-// The shopper's orders with their live status.
+// The shopper's orders with their live status. A pending order (being
+// saved) is followed over its event stream until it settles; the rest
+// change only when the shopper pays or cancels here (the list is read
+// again at once), or by the payment timeout or another tab, which a slow
+// reload of the list shows. The page used to read the whole list every 2 s.
 import { $, el, api, fetchItems, header, humanError } from './api.js';
+import { followOrder } from './orderfeed.js';
+
+// How often the whole list is read again, and how many pending orders are
+// followed at once: each stream holds one of the browser's few connections
+// to the shop (six over HTTP/1.1, shared by every tab), so a shopper with
+// many pending orders gets the rest from the slow reload.
+const RELOAD_MS = 30000;
+const MAX_STREAMS = 2;
 
 let names = {};
 let several = {}; // item id -> whether the sale sells more than one variant
+const streams = new Map(); // order id -> stop, for the pending orders followed
 
 async function load() {
   try {
@@ -12,9 +25,35 @@ async function load() {
     $('#orders').replaceChildren(...orders.map(row));
     $('#empty').classList.toggle('hidden', orders.length > 0);
     $('#error').textContent = '';
+    followPending(orders);
   } catch (err) {
     $('#error').textContent = humanError(err);
   }
+}
+
+// followPending opens a stream for pending orders not yet followed, up to
+// MAX_STREAMS, and closes those of orders no longer pending.
+function followPending(orders) {
+  const pending = orders.filter((o) => o.status === 'pending').map((o) => o.order_id);
+  for (const [id, stop] of streams) {
+    if (!pending.includes(id)) unfollow(id, stop);
+  }
+  for (const id of pending) {
+    if (streams.size >= MAX_STREAMS) break;
+    if (!streams.has(id)) streams.set(id, followOrder(id, { wanted: (o) => o.status === 'pending', onOrder: repaint, onGone: load }));
+  }
+}
+
+function unfollow(id, stop) {
+  stop();
+  streams.delete(id);
+}
+
+// repaint replaces one order's row with what its stream says.
+function repaint(o) {
+  const tr = document.querySelector(`#orders tr[data-order="${CSS.escape(o.order_id)}"]`);
+  if (tr) tr.replaceWith(row(o));
+  if (o.status !== 'pending' && streams.has(o.order_id)) unfollow(o.order_id, () => {});
 }
 
 // act pays or cancels an order and reloads the list.
@@ -61,7 +100,9 @@ async function main() {
     return;
   }
   await load();
-  setInterval(load, 2000);
+  setInterval(load, RELOAD_MS);
+  // A tab coming back into view may have missed a payment timeout.
+  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'visible') load(); });
 }
 
 main();

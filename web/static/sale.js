@@ -3,7 +3,9 @@
 // state follows pending -> confirmed without a reload. A sale with a waiting
 // room turns Buy on only once the room has admitted the shopper. A sale of
 // several variants (sizes, colours) asks the shopper to pick one.
-import { $, api, fetchItem, countdown, price, priceText, liveStatus, statusLabel, serverNow, header, signInForm, humanError } from './api.js';
+import { $, el, api, fetchItem, countdown, price, priceText, liveStatus, statusLabel, serverNow, header, signInForm, humanError,
+  syncWithServer, keepClockSynced } from './api.js';
+import { followOrder } from './orderfeed.js';
 import { waitingRoom, describe, waitText } from './room.js';
 import { Picker } from './picker.js';
 
@@ -103,9 +105,15 @@ function tick() {
   }
 }
 
-async function refresh() {
+// refresh reads the sale again: GET /api/v1/items/{id} through the
+// browser's cache, so an unchanged sale costs a 304. A sale that vanishes
+// later keeps its last numbers shown; only the first read shows "missing".
+// After a purchase (revalidate) the page asks the server even within the
+// second the cached copy is fresh, so the shopper's own unit leaves the stock
+// shown at once.
+async function refresh(revalidate = false) {
   try {
-    const fresh = await fetchItem(itemID);
+    const fresh = await fetchItem(itemID, revalidate);
     if (!fresh) return;
     item = fresh;
     picker.sync(item);
@@ -135,7 +143,7 @@ async function purchase() {
   } finally {
     buying = false;
     btn.textContent = 'Buy';
-    refresh();
+    refresh(true);
     tick();
   }
 }
@@ -193,32 +201,44 @@ async function buyWithRetry(variantID, quantity) {
 }
 
 let following = null;
+let unfollow = () => {};
 
-// follow shows an order and polls it until it is stored in MySQL.
+// follow shows an order and, while it is pending, follows it over the
+// server's event stream (orderfeed.js). The stream is closed as soon as the
+// order is no longer pending: this page has no Pay button, so what happens
+// next (paid, cancelled, the payment timeout) is the orders page's to show,
+// and an open sale page keeps no stream for it.
 function follow(orderID, status, label = '') {
   if (following === orderID) return; // already shown and followed
+  unfollow();
   following = orderID;
   $('#order').classList.remove('hidden');
   $('#order-id').textContent = orderID;
-  $('#order-variant').textContent = label && several() ? `(${label})` : '';
+  $('#order-variant').textContent = label && several() ? ` (${label})` : '';
   show(status);
-  const poll = async () => {
-    if (following !== orderID) return;
-    try {
-      const o = await api('GET', `/api/v1/orders/${orderID}`);
-      show(o.status);
-      if (o.status !== 'pending') return;
-    } catch { /* try again */ }
-    setTimeout(poll, 500);
-  };
-  setTimeout(poll, 300);
+  if (status !== 'pending') return; // settled: nothing to wait for
+  unfollow = followOrder(orderID, {
+    wanted: (o) => o.status === 'pending',
+    onOrder: (o) => { if (following === orderID) show(o.status); },
+    onGone: () => { if (following === orderID) show('gone'); },
+  });
 }
 
+// notes say what a status means here; a confirmed order is paid for on the
+// orders page, which this page no longer follows it to.
+const notes = {
+  pending: () => ['reserved; saving your order…'],
+  confirmed: () => ['saved. Pay for it in ', el('a', { href: '/orders', textContent: 'My orders' }), '.'],
+  gone: () => ['this order could not be saved.'],
+};
+
+// show paints an order's status; "gone" is the stream's word for an order
+// that no longer exists.
 function show(status) {
   const b = $('#order-status');
-  b.className = `badge ${status}`;
-  b.textContent = status;
-  $('#order-note').textContent = status === 'pending' ? 'reserved; saving your order…' : '';
+  b.className = `badge ${status === 'gone' ? 'cancelled' : status}`;
+  b.textContent = status === 'gone' ? 'not found' : status;
+  $('#order-note').replaceChildren(...(notes[status] ? notes[status]() : []));
 }
 
 function renderRoom() {
@@ -253,8 +273,9 @@ function enterRoom(holdsOrder) {
 }
 
 async function main() {
-  user = await header();
-  await refresh();
+  // The countdown waits for the clock: a Buy button going by the browser's
+  // clock could turn on early or late.
+  [user] = await Promise.all([header(), refresh(), syncWithServer(3)]);
   if (!item) {
     $('#missing').classList.remove('hidden');
     return;
@@ -272,7 +293,8 @@ async function main() {
   if (hasRoom()) enterRoom(!!mine);
   tick();
   setInterval(tick, 100);
-  setInterval(refresh, 1000);
+  setInterval(() => refresh(), 1000);
+  keepClockSynced(30000);
 }
 
 main();
