@@ -89,7 +89,7 @@ func pagesNote(res Results) []string {
 	if p.HeldAlone != nil || len(p.Follow) > 0 {
 		out = append(out, fmt.Sprintf("Pages held, follow: %s held pages (goroutines in the bench, each with its own keep-alive "+
 			"connection, as browsers have) ask for their sale once a second, sending the last ETag in If-None-Match, and for "+
-			"GET /api/v1/time every 10 s, their phases spread evenly; they ran alone for %s, after a second to connect, to "+
+			"GET /api/v1/time every 10 s (the sale page itself syncs every 30 s), their phases spread evenly; they ran alone for %s, after a second to connect, to "+
 			"measure their server CPU, then on through the follow runs, on each run's sale. In each follow run %s shoppers "+
 			"(their starts spread over %s) each buy once on a fresh sale and follow their order until its status leaves "+
 			"pending: polling GET /api/v1/orders/{id} 300 ms after the purchase and every 500 ms after, as the sale page "+

@@ -10,9 +10,11 @@ import (
 	"time"
 )
 
-// A held page's two timers, as the sale page has them: the sale's refresh
-// once a second (the answer may be cached max-age=1, so each refresh is a
-// request, revalidating with the last ETag) and a clock sync every ten.
+// A held page's two timers: the sale's refresh once a second (the answer
+// may be cached max-age=1, so each refresh is a request, revalidating with
+// the last ETag) and a clock sync every ten, as issue 14 sets them. The sale
+// page itself syncs every 30 s, so the pages here ask for the time three
+// times as often as it does: an upper bound on that part.
 const (
 	heldRefresh = time.Second
 	heldSyncs   = 10 // refreshes per clock sync
