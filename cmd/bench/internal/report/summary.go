@@ -12,7 +12,10 @@ const (
 	targetPurchase = 1.5  // × floor
 	targetSoldOut  = 0.8  // × ceiling
 	targetP99ms    = 10.0 // at half the purchase throughput
-	targetPersist  = 0.6  // × plain INSERT
+	targetPersist  = 0.8  // × plain INSERT
+	// targetMySQLCPU bounds MariaDB's CPU per order persisted, × what it
+	// spends per row of the plain INSERT.
+	targetMySQLCPU = 2.0
 )
 
 // minShare is the least share of the expected answer (reserved, or sold
@@ -53,6 +56,9 @@ func Summarize(res Results) []Row {
 	}
 	if len(res.Persist) > 0 {
 		rows = append(rows, persistRow(res.Persist))
+		if row, ok := mysqlCPURow(res); ok {
+			rows = append(rows, row)
+		}
 	}
 	if res.ManyConns != nil {
 		rows = append(rows, connsRow(*res.ManyConns))

@@ -35,7 +35,7 @@ type runner struct {
 	seckill              *seckillServer
 	shoppers             []shopper
 	script               string
-	redisPID, mysqlPID   int // 0 when not on this machine; for the scale-out CPU figures
+	redisPID, mysqlPID   int // 0 when not on this machine; for the scale-out and persistence CPU figures
 }
 
 // Run measures everything cfg asks for, prints the report to stdout, writes
