@@ -153,7 +153,7 @@ func TestWriteReport(t *testing.T) {
 		"- Every request comes from 127.0.0.1",
 		"| two instances 7,400 req/s (both sides: reserved 100%) | one instance 7,000 req/s | 1.06× | — | info |",
 		"| two: seckill 0.150 s, machine-wide 0.300 s | one: seckill 0.125 s, machine-wide 0.250 s | 1.20× |",
-		"| 1 | 7,000 | 7,400 | 3,600 + 3,800 | 1.06× | reserved 100% / reserved 100% | 99% / 99% | 0.0 s / 0.0 s |",
+		"| 1 | 7,000 | 7,400 | 3,600 + 3,800 | 1.06× | reserved 100% / reserved 100% | 99% / 99% | 0.0 s / 0.0 s | 0 / 0 |",
 		"| 1 | 36,000 | 30,000 | 15,000 + 15,000 | 0.83× | marked_sold_out 100% / marked_sold_out 100% | 99% / 99% |\n",
 		"| purchases | two | 0.150 | 0.020 | 0.040 | 0.000 | 0.090 | 0.300 | 100 |",
 		"| once sold out | one | 0.050 | 0.020 | 0.040 | 0.000 | -0.010 | 0.100 | 100 |",
