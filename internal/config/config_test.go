@@ -26,7 +26,8 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.HTTPAddr != ":8080" || c.Redis.Addr != "127.0.0.1:6379" || c.Redis.IsCluster() || c.RedisPrefix != "seckill" || !c.DemoLogin ||
-		!strings.Contains(c.MySQLDSN, "tcp(127.0.0.1:3306)/seckill") || c.Workers != 2 || c.SessionTTL != 24*time.Hour {
+		!strings.Contains(c.MySQLDSN, "tcp(127.0.0.1:3306)/seckill") || c.Workers != 2 || c.SessionTTL != 24*time.Hour ||
+		c.PersistLinger != 100*time.Millisecond {
 		t.Fatalf("defaults = %+v", c)
 	}
 }
@@ -54,6 +55,7 @@ func TestInvalid(t *testing.T) {
 		"bad int":          secrets(map[string]string{"SECKILL_WORKERS": "two"}),
 		"zero workers":     secrets(map[string]string{"SECKILL_WORKERS": "0"}),
 		"bad duration":     secrets(map[string]string{"SECKILL_CLAIM_IDLE": "soon"}),
+		"long linger":      secrets(map[string]string{"SECKILL_PERSIST_LINGER": "2s"}),
 		"bad proxy":        secrets(map[string]string{"SECKILL_TRUSTED_PROXIES": "10.0.0.1, proxy.local"}),
 		"cluster no port":  secrets(map[string]string{"SECKILL_REDIS_ADDRS": "10.0.0.1:7000,10.0.0.2"}),
 		"cluster bad url":  secrets(map[string]string{"SECKILL_REDIS_ADDRS": "redis://h:7000?nonsense=1"}),

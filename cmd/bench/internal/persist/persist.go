@@ -131,6 +131,7 @@ func Drain(ctx context.Context, rdb *redis.Client, dsn, prefix string, orders []
 		p := order.NewPersister(rdb, keys, store, refuseRepair{}, obs, nil, order.PersisterConfig{
 			Consumer: "bench-" + strconv.Itoa(i), Batch: defaults.BatchSize, Block: time.Second,
 			ClaimIdle: defaults.ClaimIdle, ClaimEvery: max(defaults.ClaimIdle/2, 100*time.Millisecond),
+			Linger: defaults.PersistLinger,
 		}, log)
 		wg.Go(func() { p.Run(wctx) })
 	}
