@@ -14,7 +14,8 @@ import (
 // fast path cannot (a batch it would refuse part of) or did not (MySQL
 // refused some of its rows), so it is the one that reports Duplicate and
 // Rejected entries.
-func carefulTx(tx *gorm.DB, entries []keyspace.Entry, stock map[int64]int, variants map[int64]variantStock) (Result, error) {
+func carefulTx(tx *gorm.DB, ins *inserts, entries []keyspace.Entry, stock map[int64]int,
+	variants map[int64]variantStock) (Result, error) {
 	existing, err := NewStore(tx).Existing(tx.Statement.Context, orderIDs(entries))
 	if err != nil {
 		return Result{}, err
@@ -27,7 +28,7 @@ func carefulTx(tx *gorm.DB, entries []keyspace.Entry, stock map[int64]int, varia
 	if len(rows) == 0 {
 		return res, nil
 	}
-	if _, err := insertRows(tx, rows, false); err != nil {
+	if _, err := ins.insertRows(tx, rows, false); err != nil {
 		return Result{}, err
 	}
 	return res, takeStock(tx, taken, variants)

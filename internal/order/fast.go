@@ -56,9 +56,9 @@ func planFast(entries []keyspace.Entry, items map[int64]int, variants map[int64]
 // fastTx inserts every row, skipping those whose keys are taken, and takes
 // their stock; errRefused when any row was skipped or a guard refused, so
 // the transaction rolls back having changed nothing.
-func fastTx(tx *gorm.DB, entries []keyspace.Entry, rows []row, taken map[int64]int,
+func fastTx(tx *gorm.DB, ins *inserts, entries []keyspace.Entry, rows []row, taken map[int64]int,
 	variants map[int64]variantStock) (Result, error) {
-	in, err := insertRows(tx, rows, true)
+	in, err := ins.insertRows(tx, rows, true)
 	if err != nil {
 		return Result{}, err
 	}

@@ -17,13 +17,13 @@ import (
 	"github.com/seckill/seckill/internal/testenv"
 )
 
-// shop is two sales in a fresh database: a drop of sizes S (2 units) and M
-// (3 units), and a plain sale of one variant (5 units). Two shops built
-// alike get the same ids.
+// shop is three sales in a fresh database: a drop of sizes S (2 units) and
+// M (3 units), a plain sale of one variant (5 units), and a big one (1,000
+// units). Two shops built alike get the same ids.
 type shop struct {
-	db          *gorm.DB
-	orders      *order.Store
-	drop, plain catalog.Item
+	db               *gorm.DB
+	orders           *order.Store
+	drop, plain, big catalog.Item
 }
 
 func newShop(tb testing.TB) shop {
@@ -39,7 +39,22 @@ func newShop(tb testing.TB) shop {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return shop{db: db.Gorm, orders: order.NewStore(db.Gorm), drop: drop, plain: plain}
+	big, err := items.Create(ctx, catalog.Item{Name: "big", StockTotal: 1000, PerUserLimit: 1, StartsAt: t0, EndsAt: t0.Add(time.Hour)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return shop{db: db.Gorm, orders: order.NewStore(db.Gorm), drop: drop, plain: plain, big: big}
+}
+
+// bulk is orders from to to-1 of the big sale, one shopper each.
+func (s shop) bulk(from, to int) []keyspace.Entry {
+	var out []keyspace.Entry
+	for i := from; i < to; i++ {
+		n := strconv.Itoa(10000 + i)
+		out = append(out, keyspace.Entry{OrderID: "BIG" + n, UserID: "shopper" + n, ItemID: s.big.ID, VariantID: s.big.Variants[0].ID,
+			Quantity: 1, CreatedAt: t0, StreamID: "1700000000001-" + n})
+	}
+	return out
 }
 
 // order is an entry of one unit per letter of size: "S", "M", "SS", "P" (the
@@ -181,6 +196,13 @@ func TestFastPathKeepsCarefulResults(t *testing.T) {
 		{name: "entries queued before variants", batch: func(s shop) []keyspace.Entry {
 			return []keyspace.Entry{s.order("A", "ann", "P0"), s.order("B", "bob", "D0")}
 		}, want: "inserted [A] duplicate [] rejected [B (item or variant does not exist in MySQL)]"},
+		// Batches of 50 rows and more are inserted through prepared
+		// statements, in chunks of a multiple of 50 and a rest.
+		{name: "big batch", batch: func(s shop) []keyspace.Entry { return s.bulk(0, 130) },
+			want: "inserted [" + bulkIDs(0, 130) + "] duplicate [] rejected []"},
+		{name: "big batch with redeliveries", before: func(s shop) []keyspace.Entry { return s.bulk(0, 130) },
+			batch: func(s shop) []keyspace.Entry { return append(s.bulk(100, 180), s.bulk(0, 100)...) },
+			want:  "inserted [" + bulkIDs(130, 180) + "] duplicate [" + bulkIDs(100, 130) + " " + bulkIDs(0, 100) + "] rejected []"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -239,4 +261,12 @@ func TestStockGuardRollsBackTheWholeUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("taking every unit: %v", err)
 	}
+}
+
+func bulkIDs(from, to int) string {
+	var out []string
+	for i := from; i < to; i++ {
+		out = append(out, "BIG"+strconv.Itoa(10000+i))
+	}
+	return strings.Join(out, " ")
 }

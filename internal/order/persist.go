@@ -54,7 +54,7 @@ func (s *Store) persist(ctx context.Context, entries []keyspace.Entry, tryFast b
 	var res Result
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var err error
-		res, err = persistTx(tx, entries, tryFast)
+		res, err = persistTx(tx, s.ins, entries, tryFast)
 		return err
 	})
 	return res, err
@@ -65,7 +65,7 @@ type itemStock struct {
 	Stock int
 }
 
-func persistTx(tx *gorm.DB, entries []keyspace.Entry, tryFast bool) (Result, error) {
+func persistTx(tx *gorm.DB, ins *inserts, entries []keyspace.Entry, tryFast bool) (Result, error) {
 	stock, err := lockItems(tx, entries)
 	if err != nil {
 		return Result{}, err
@@ -77,10 +77,10 @@ func persistTx(tx *gorm.DB, entries []keyspace.Entry, tryFast bool) (Result, err
 	entries = resolveVariants(entries, variants)
 	if tryFast {
 		if rows, taken, ok := planFast(entries, stock, variants); ok {
-			return fastTx(tx, entries, rows, taken, variants)
+			return fastTx(tx, ins, entries, rows, taken, variants)
 		}
 	}
-	return carefulTx(tx, entries, stock, variants)
+	return carefulTx(tx, ins, entries, stock, variants)
 }
 
 type variantStock struct {

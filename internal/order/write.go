@@ -15,40 +15,6 @@ import (
 // rolls back rather than write a negative count.
 var errStockGuard = errors.New("order: stock guard refused")
 
-// insertRows writes rows with multi-row INSERTs built here rather than by
-// GORM's Create, whose reflection cost per row showed in the persisters'
-// profile; updated_at takes the column's default. With skipTaken, a row
-// whose order id or (sale, active shopper) is taken is skipped instead of
-// failing the statement (ON DUPLICATE KEY UPDATE with no change, not
-// INSERT IGNORE, which would also turn bad values and foreign key failures
-// into silently dropped rows); it returns how many rows went in.
-func insertRows(tx *gorm.DB, rows []row, skipTaken bool) (int64, error) {
-	const cols = "(id, item_id, variant_id, user_id, quantity, status, redis_released, idempotency_key, stream_ms, stream_seq, created_at)"
-	const one = "(?,?,?,?,?,?,?,?,?,?,?)"
-	var in int64
-	for start := 0; start < len(rows); start += 500 {
-		chunk := rows[start:min(start+500, len(rows))]
-		args := make([]any, 0, 11*len(chunk))
-		for _, r := range chunk {
-			args = append(args, r.ID, r.ItemID, r.VariantID, r.UserID, r.Quantity, r.Status, r.RedisReleased, r.IdempotencyKey,
-				r.StreamMs, r.StreamSeq, r.CreatedAt)
-		}
-		q := "INSERT INTO orders " + cols + " VALUES " + strings.Repeat(one+",", len(chunk)-1) + one
-		if skipTaken {
-			// A skipped row counts 0 rows affected, an inserted one 1; that
-			// needs the driver's default of counting changed rows, not found
-			// ones (database.Open keeps clientFoundRows off).
-			q += " ON DUPLICATE KEY UPDATE id = id"
-		}
-		r := tx.Exec(q, args...)
-		if r.Error != nil {
-			return in, fmt.Errorf("insert orders: %w", r.Error)
-		}
-		in += r.RowsAffected
-	}
-	return in, nil
-}
-
 // takeStock takes what the batch sold from each variant and from its sale,
 // one statement per table.
 func takeStock(tx *gorm.DB, taken map[int64]int, variants map[int64]variantStock) error {
