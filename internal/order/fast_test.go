@@ -240,26 +240,32 @@ func TestFastPathKeepsCarefulResults(t *testing.T) {
 }
 
 // TestStockGuardRollsBackTheWholeUpdate: one statement takes the stock of
-// every variant, so a refused guard on one of them must fail the statement's
-// transaction, or the others would keep their share taken.
+// every variant, so a refused guard on one of them (too little stock, or a
+// variant of another sale) must fail the transaction, or the others would
+// keep their share taken.
 func TestStockGuardRollsBackTheWholeUpdate(t *testing.T) {
 	t.Parallel()
 	s := newShop(t)
-	before := s.state(t)
-	err := s.db.Transaction(func(tx *gorm.DB) error {
-		return order.TakeFrom(tx, "variants", map[int64]int{s.drop.Variants[0].ID: 1, s.drop.Variants[1].ID: 4})
-	})
-	if !errors.Is(err, order.ErrStockGuard) {
-		t.Fatalf("taking 4 of M's 3 units: err = %v, want ErrStockGuard", err)
+	sv, mv, pv := s.drop.Variants[0].ID, s.drop.Variants[1].ID, s.plain.Variants[0].ID
+	tests := []struct {
+		name  string
+		qty   map[int64]int
+		owner map[int64]int64
+		err   error
+	}{
+		{"too little stock", map[int64]int{sv: 1, mv: 4}, nil, order.ErrStockGuard},
+		{"another sale's variant", map[int64]int{sv: 1, pv: 1}, map[int64]int64{sv: s.drop.ID, pv: s.drop.ID}, order.ErrStockGuard},
+		{"every unit", map[int64]int{sv: 2, mv: 3}, map[int64]int64{sv: s.drop.ID, mv: s.drop.ID}, nil},
 	}
-	if after := s.state(t); after != before {
-		t.Errorf("stock changed by a refused take:\n%s\nwant:\n%s", after, before)
-	}
-	err = s.db.Transaction(func(tx *gorm.DB) error {
-		return order.TakeFrom(tx, "variants", map[int64]int{s.drop.Variants[0].ID: 2, s.drop.Variants[1].ID: 3})
-	})
-	if err != nil {
-		t.Fatalf("taking every unit: %v", err)
+	for _, tt := range tests {
+		before := s.state(t)
+		err := s.db.Transaction(func(tx *gorm.DB) error { return order.TakeFrom(tx, "variants", tt.qty, tt.owner) })
+		if !errors.Is(err, tt.err) {
+			t.Fatalf("%s: err = %v, want %v", tt.name, err, tt.err)
+		}
+		if after := s.state(t); tt.err != nil && after != before {
+			t.Errorf("%s: stock changed by a refused take:\n%s\nwant:\n%s", tt.name, after, before)
+		}
 	}
 }
 

@@ -35,10 +35,11 @@ type Result struct {
 // batches cannot deadlock), which also serialises two workers that were
 // handed the same entry.
 //
-// A batch is first tried on the fast path (fast.go), which skips reading
-// which orders and active holders already exist. When MySQL refuses any of
-// its rows the whole attempt rolls back and the batch runs again on the
-// careful path, which decides each entry's fate from what it reads.
+// A batch is first tried on the fast path (fast.go), which reads nothing:
+// its guarded stock updates take the same locks, and the insert's unique
+// keys find redeliveries. When MySQL refuses anything the whole attempt
+// rolls back and the batch runs again on the careful path, which decides
+// each entry's fate from what it reads.
 func (s *Store) Persist(ctx context.Context, entries []keyspace.Entry) (Result, error) {
 	res, err := s.persist(ctx, entries, true)
 	if errors.Is(err, errRefused) {
@@ -66,6 +67,11 @@ type itemStock struct {
 }
 
 func persistTx(tx *gorm.DB, ins *inserts, entries []keyspace.Entry, tryFast bool) (Result, error) {
+	if tryFast {
+		if p, ok := planFast(entries); ok {
+			return fastTx(tx, ins, entries, p)
+		}
+	}
 	stock, err := lockItems(tx, entries)
 	if err != nil {
 		return Result{}, err
@@ -75,11 +81,6 @@ func persistTx(tx *gorm.DB, ins *inserts, entries []keyspace.Entry, tryFast bool
 		return Result{}, err
 	}
 	entries = resolveVariants(entries, variants)
-	if tryFast {
-		if rows, taken, ok := planFast(entries, stock, variants); ok {
-			return fastTx(tx, ins, entries, rows, taken, variants)
-		}
-	}
 	return carefulTx(tx, ins, entries, stock, variants)
 }
 

@@ -22,27 +22,30 @@ func takeStock(tx *gorm.DB, taken map[int64]int, variants map[int64]variantStock
 	for id, qty := range taken {
 		perItem[variants[id].ItemID] += qty
 	}
-	if err := takeFrom(tx, "variants", taken); err != nil {
+	if err := takeFrom(tx, "variants", taken, nil); err != nil {
 		return err
 	}
-	return takeFrom(tx, "items", perItem)
+	return takeFrom(tx, "items", perItem, nil)
 }
 
 // takeFrom subtracts qty[id] from the stock of each row id of table, guarded
-// by stock >= qty: every row must take its share or errStockGuard is
-// returned.
-func takeFrom(tx *gorm.DB, table string, qty map[int64]int) error {
+// by stock >= qty and, with owner, by the row's item_id being owner[id]:
+// every row must take its share or errStockGuard is returned. Rows are
+// locked in id order, as lockItems locks them.
+func takeFrom(tx *gorm.DB, table string, qty map[int64]int, owner map[int64]int64) error {
 	if len(qty) == 0 {
 		return nil
 	}
 	ids := slices.Sorted(maps.Keys(qty))
-	amount := "CASE id" + strings.Repeat(" WHEN ? THEN ?", len(ids)) + " END"
-	byID := make([]any, 0, 2*len(ids))
-	for _, id := range ids {
-		byID = append(byID, id, qty[id])
-	}
+	amount, byID := caseOf(ids, qty)
+	q := "UPDATE " + table + " SET stock = stock - " + amount + " WHERE id IN ? AND stock >= " + amount
 	args := append(append(append([]any{}, byID...), ids), byID...)
-	r := tx.Exec("UPDATE "+table+" SET stock = stock - "+amount+" WHERE id IN ? AND stock >= "+amount, args...)
+	if owner != nil {
+		item, byOwner := caseOf(ids, owner)
+		q += " AND item_id = " + item
+		args = append(args, byOwner...)
+	}
+	r := tx.Exec(q, args...)
 	if r.Error != nil {
 		return fmt.Errorf("take stock of %s %v: %w", table, ids, r.Error)
 	}
@@ -50,4 +53,14 @@ func takeFrom(tx *gorm.DB, table string, qty map[int64]int) error {
 		return fmt.Errorf("take stock of %s %v: %w", table, ids, errStockGuard)
 	}
 	return nil
+}
+
+// caseOf is "CASE id WHEN ? THEN ? ... END" mapping each of ids to its
+// value in m, and its arguments.
+func caseOf[V int | int64](ids []int64, m map[int64]V) (string, []any) {
+	args := make([]any, 0, 2*len(ids))
+	for _, id := range ids {
+		args = append(args, id, m[id])
+	}
+	return "CASE id" + strings.Repeat(" WHEN ? THEN ?", len(ids)) + " END", args
 }
