@@ -67,7 +67,7 @@ func Load(getenv func(string) string) (Config, error) {
 		SessionTTL:     r.duration("SECKILL_SESSION_TTL", 24*time.Hour),
 		Workers:        r.integer("SECKILL_WORKERS", 2),
 		BatchSize:      r.integer("SECKILL_BATCH_SIZE", 500),
-		PersistLinger:  r.duration("SECKILL_PERSIST_LINGER", 100*time.Millisecond), // batches of hundreds at thousands of orders a second; in MySQL well within a second
+		PersistLinger:  r.duration("SECKILL_PERSIST_LINGER", 300*time.Millisecond), // batches of hundreds at thousands of orders a second; in MySQL well within a second
 		ClaimIdle:      r.duration("SECKILL_CLAIM_IDLE", 30*time.Second),
 		ShutdownTimout: r.duration("SECKILL_SHUTDOWN_TIMEOUT", 15*time.Second),
 		PaymentTimeout: r.duration("SECKILL_PAYMENT_TIMEOUT", 15*time.Minute),

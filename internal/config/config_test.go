@@ -27,7 +27,7 @@ func TestDefaults(t *testing.T) {
 	}
 	if c.HTTPAddr != ":8080" || c.Redis.Addr != "127.0.0.1:6379" || c.Redis.IsCluster() || c.RedisPrefix != "seckill" || !c.DemoLogin ||
 		!strings.Contains(c.MySQLDSN, "tcp(127.0.0.1:3306)/seckill") || c.Workers != 2 || c.SessionTTL != 24*time.Hour ||
-		c.PersistLinger != 100*time.Millisecond {
+		c.PersistLinger != 300*time.Millisecond {
 		t.Fatalf("defaults = %+v", c)
 	}
 }
