@@ -230,7 +230,7 @@ func (a *App) persisterConfig(i int) order.PersisterConfig {
 		Consumer: host + "-" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(i),
 		Batch:    a.cfg.BatchSize, Block: time.Second,
 		ClaimIdle: a.cfg.ClaimIdle, ClaimEvery: max(a.cfg.ClaimIdle/2, 100*time.Millisecond),
-		Linger: 20 * time.Millisecond,
+		Linger: a.cfg.PersistLinger,
 	}
 }
 

@@ -26,7 +26,8 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.HTTPAddr != ":8080" || c.Redis.Addr != "127.0.0.1:6379" || c.Redis.IsCluster() || c.RedisPrefix != "seckill" || !c.DemoLogin ||
-		!strings.Contains(c.MySQLDSN, "tcp(127.0.0.1:3306)/seckill") || c.Workers != 2 || c.SessionTTL != 24*time.Hour {
+		!strings.Contains(c.MySQLDSN, "tcp(127.0.0.1:3306)/seckill") || c.Workers != 2 || c.SessionTTL != 24*time.Hour ||
+		c.PersistLinger != 300*time.Millisecond {
 		t.Fatalf("defaults = %+v", c)
 	}
 }
@@ -61,6 +62,7 @@ func TestInvalid(t *testing.T) {
 		"negative floor":    secrets(map[string]string{"SECKILL_ADMISSION_FLOOR": "-1"}),
 		"bad floor":         secrets(map[string]string{"SECKILL_ADMISSION_FLOOR": "2k"}),
 		"negative multiple": secrets(map[string]string{"SECKILL_ADMISSION_MULTIPLE": "-1"}),
+		"long linger":       secrets(map[string]string{"SECKILL_PERSIST_LINGER": "2s"}),
 	}
 	for name, m := range tests {
 		t.Run(name, func(t *testing.T) {

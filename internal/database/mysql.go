@@ -32,6 +32,9 @@ func Open(ctx context.Context, dsn string) (*gorm.DB, error) {
 	// prepared statement: one round trip per query instead of three
 	// (prepare, execute, close). Safe with the utf8mb4 connection charset.
 	cfg.InterpolateParams = true
+	// Rows affected must count changed rows, not matched ones: the order
+	// persister learns from it whether an insert skipped a taken key.
+	cfg.ClientFoundRows = false
 	db, err := gorm.Open(gormmysql.Open(cfg.FormatDSN()), &gorm.Config{
 		TranslateError:         true, // duplicate keys become gorm.ErrDuplicatedKey
 		SkipDefaultTransaction: true, // we open transactions where we mean them

@@ -21,6 +21,7 @@ type Metrics struct {
 	purchaseLt prometheus.Histogram
 	requests   *prometheus.HistogramVec
 	persisted  prometheus.Counter
+	persistTx  prometheus.Histogram
 	jobRuns    *prometheus.CounterVec
 	rejected   prometheus.Counter
 	batches    *prometheus.HistogramVec
@@ -50,6 +51,12 @@ func NewMetrics(streamLag func() float64) *Metrics {
 		persisted: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "seckill_orders_persisted_total", Help: "Orders written to MySQL by the stream workers.",
 		}),
+		// MySQL's cost per order falls steeply with the rows per
+		// transaction, so how full the batches are is what to watch.
+		persistTx: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "seckill_persist_batch_orders", Help: "Orders inserted by one persister transaction.",
+			Buckets: []float64{1, 10, 50, 100, 200, 300, 400, 500},
+		}),
 		rejected: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "seckill_orders_rejected_total", Help: "Stream entries MySQL refused (Redis had drifted); their stock was returned.",
 		}),
@@ -61,7 +68,7 @@ func NewMetrics(streamLag func() float64) *Metrics {
 	lag := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "seckill_stream_pending_orders", Help: "Orders reserved in Redis and not yet persisted to MySQL.",
 	}, streamLag)
-	m.reg.MustRegister(m.purchases, m.purchaseLt, m.requests, m.persisted, m.rejected, m.batches, m.jobRuns, lag,
+	m.reg.MustRegister(m.purchases, m.purchaseLt, m.requests, m.persisted, m.persistTx, m.rejected, m.batches, m.jobRuns, lag,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -72,8 +79,11 @@ func (m *Metrics) Handler() http.Handler { return promhttp.HandlerFor(m.reg, pro
 // JobRan counts a run of a singleton job by this server.
 func (m *Metrics) JobRan(job string) { m.jobRuns.WithLabelValues(job).Inc() }
 
-// Persisted counts orders written to MySQL (order.Observer).
-func (m *Metrics) Persisted(n int) { m.persisted.Add(float64(n)) }
+// Persisted counts orders written to MySQL by one batch (order.Observer).
+func (m *Metrics) Persisted(n int) {
+	m.persisted.Add(float64(n))
+	m.persistTx.Observe(float64(n))
+}
 
 // Rejected counts stream entries MySQL refused (order.Observer).
 func (m *Metrics) Rejected(n int) { m.rejected.Add(float64(n)) }

@@ -32,10 +32,12 @@ type PersisterConfig struct {
 	Block      time.Duration // how long one read waits for new entries
 	ClaimIdle  time.Duration // entries pending this long on another worker are taken over
 	ClaimEvery time.Duration // how often to look for such entries
-	// Linger is how long a worker waits after a batch that was far from
-	// full, so the next one is bigger: MySQL spends far less per row in a
-	// batch of hundreds than in batches of a few, and persisting is
-	// asynchronous anyway. 0 reads again at once.
+	// Linger is how long a worker waits after a batch that was not full, so
+	// the next one is bigger: each transaction costs MySQL a commit and a
+	// few statements besides its rows, so a batch of hundreds costs far less
+	// per order than batches of tens, and persisting is asynchronous anyway.
+	// A full batch means a backlog, and the next is read at once. 0 reads
+	// again at once always.
 	Linger time.Duration
 }
 
@@ -110,7 +112,7 @@ func (p *Persister) Run(ctx context.Context) error {
 		}
 		idle = minIdle
 		p.handle(ctx, msgs)
-		if len(msgs) < p.cfg.Batch/4 {
+		if len(msgs) < p.cfg.Batch {
 			wait(ctx, p.cfg.Linger)
 		}
 	}

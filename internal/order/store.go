@@ -9,10 +9,13 @@ import (
 )
 
 // Store reads orders from MySQL and writes persisted batches.
-type Store struct{ db *gorm.DB }
+type Store struct {
+	db  *gorm.DB
+	ins *inserts
+}
 
 // NewStore returns a store over db (a connection pool or a transaction).
-func NewStore(db *gorm.DB) *Store { return &Store{db: db} }
+func NewStore(db *gorm.DB) *Store { return &Store{db: db, ins: newInserts(db)} }
 
 // labelled reads orders with their variant's label.
 func (s *Store) labelled(ctx context.Context) *gorm.DB {

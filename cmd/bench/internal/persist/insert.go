@@ -18,8 +18,9 @@ const InsertRows = 500
 
 // Plain is the persistence baseline: the same rows into the same
 // orders table with nothing but multi-row INSERTs, one statement prepared
-// once, each statement its own commit (as each persister batch is).
-func Plain(ctx context.Context, dsn string, orders []Order) (Run, error) {
+// once, each statement its own commit (as each persister batch is). The
+// CPU of the MariaDB server mysqlPID (0: none) is metered as Drain does.
+func Plain(ctx context.Context, dsn string, orders []Order, mysqlPID int) (Run, error) {
 	db, err := openFresh(ctx, dsn)
 	if err != nil {
 		return Run{}, err
@@ -33,15 +34,15 @@ func Plain(ctx context.Context, dsn string, orders []Order) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	began := time.Now()
+	win := startWindow(mysqlPID)
 	if err := insertOrders(ctx, sqlDB, item.ID, item.Variants[0].ID, orders); err != nil {
 		return Run{}, err
 	}
-	elapsed := time.Since(began)
+	run := win.end(len(orders))
 	if err := checkRows(ctx, db, item.ID, len(orders), len(orders)); err != nil {
 		return Run{}, err
 	}
-	return newRun(len(orders), elapsed), nil
+	return run, nil
 }
 
 const orderColumns = "(id, item_id, variant_id, user_id, quantity, status, redis_released, stream_ms, stream_seq, created_at)"

@@ -18,6 +18,7 @@ import (
 	"github.com/oklog/ulid/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/seckill/seckill/cmd/bench/internal/machine"
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/config"
 	"github.com/seckill/seckill/internal/keyspace"
@@ -29,10 +30,45 @@ type Run struct {
 	Rows       int     `json:"rows"`
 	Seconds    float64 `json:"seconds"`
 	RowsPerSec float64 `json:"rows_per_sec"`
+	// MySQLCPU is what the MariaDB server spent in the timed window, 0 when
+	// it does not run on this machine. The server may be shared, so it
+	// holds whatever else was asked of it meanwhile.
+	MySQLCPU float64 `json:"mysql_cpu_seconds"`
 }
 
-func newRun(rows int, d time.Duration) Run {
-	return Run{Rows: rows, Seconds: d.Seconds(), RowsPerSec: float64(rows) / d.Seconds()}
+// MySQLmsPerRow is the MariaDB CPU milliseconds per row written.
+func (r Run) MySQLmsPerRow() float64 {
+	if r.Rows == 0 {
+		return 0
+	}
+	return 1000 * r.MySQLCPU / float64(r.Rows)
+}
+
+// window times a run and meters the MariaDB server's CPU (pid; 0: not
+// metered) over the same span.
+type window struct {
+	pid   int
+	began time.Time
+	cpu0  float64
+}
+
+func startWindow(pid int) window {
+	return window{pid: pid, began: time.Now(), cpu0: mysqlCPU(pid)}
+}
+
+func (w window) end(rows int) Run {
+	d, cpu := time.Since(w.began), mysqlCPU(w.pid)-w.cpu0
+	return Run{Rows: rows, Seconds: d.Seconds(), RowsPerSec: float64(rows) / d.Seconds(), MySQLCPU: cpu}
+}
+
+// mysqlCPU is the server's CPU seconds so far; a server that cannot be
+// read counts 0 rather than failing the run, as elsewhere in the bench.
+func mysqlCPU(pid int) float64 {
+	if pid == 0 {
+		return 0
+	}
+	s, _ := machine.CPUSeconds(pid)
+	return s
 }
 
 // Order is one reserved order of the backlog, the same rows for the
@@ -66,8 +102,9 @@ func serverDefaults() (config.Config, error) {
 
 // Drain puts orders into a sale's stream exactly as lua/reserve.lua
 // does and times the project's own persisters (as many and as configured as
-// a default server runs) until MySQL holds every one.
-func Drain(ctx context.Context, rdb *redis.Client, dsn, prefix string, orders []Order) (Run, error) {
+// a default server runs) until MySQL holds every one, metering the CPU of
+// the MariaDB server mysqlPID (0: none) meanwhile.
+func Drain(ctx context.Context, rdb *redis.Client, dsn, prefix string, orders []Order, mysqlPID int) (Run, error) {
 	defaults, err := serverDefaults()
 	if err != nil {
 		return Run{}, err
@@ -89,16 +126,17 @@ func Drain(ctx context.Context, rdb *redis.Client, dsn, prefix string, orders []
 	store, log := order.NewStore(db), slog.New(slog.DiscardHandler)
 	wctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	began := time.Now()
+	win := startWindow(mysqlPID)
 	for i := range defaults.Workers {
 		p := order.NewPersister(rdb, keys, store, refuseRepair{}, obs, nil, order.PersisterConfig{
 			Consumer: "bench-" + strconv.Itoa(i), Batch: defaults.BatchSize, Block: time.Second,
 			ClaimIdle: defaults.ClaimIdle, ClaimEvery: max(defaults.ClaimIdle/2, 100*time.Millisecond),
+			Linger: defaults.PersistLinger,
 		}, log)
 		wg.Go(func() { p.Run(wctx) })
 	}
 	err = obs.wait(ctx, 10*time.Minute)
-	elapsed := time.Since(began)
+	run := win.end(len(orders))
 	stop()
 	wg.Wait()
 	if err != nil {
@@ -107,7 +145,7 @@ func Drain(ctx context.Context, rdb *redis.Client, dsn, prefix string, orders []
 	if err := checkRows(ctx, db, item.ID, len(orders), 0); err != nil {
 		return Run{}, err
 	}
-	return newRun(len(orders), elapsed), nil
+	return run, nil
 }
 
 func backlogItem(stock int) catalog.Item {

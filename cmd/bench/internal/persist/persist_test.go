@@ -16,7 +16,7 @@ func TestDrainBacklogPersistsEverySeededOrder(t *testing.T) {
 	db := testenv.MySQL(t)
 	rdb, prefix := testenv.Redis(t)
 	orders := Backlog(1200) // more than one batch, and a partial one
-	run, err := Drain(context.Background(), rdb, db.DSN, prefix, orders)
+	run, err := Drain(context.Background(), rdb, db.DSN, prefix, orders, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestSeededEntriesParseLikeReserved(t *testing.T) {
 func TestPlainInsertWritesTheSameRows(t *testing.T) {
 	t.Parallel()
 	db := testenv.MySQL(t)
-	run, err := Plain(context.Background(), db.DSN, Backlog(1100))
+	run, err := Plain(context.Background(), db.DSN, Backlog(1100), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,9 +100,11 @@ func writePersistRuns(w io.Writer, rounds []PersistRound) {
 	for _, r := range rounds {
 		rows = append(rows, []string{fmt.Sprint(r.Round), Thousands(r.Plain.RowsPerSec), Thousands(r.Persister.RowsPerSec),
 			times(Ratio(r.Persister.RowsPerSec, r.Plain.RowsPerSec)),
-			fmt.Sprintf("%.2f s / %.2f s", r.Plain.Seconds, r.Persister.Seconds)})
+			fmt.Sprintf("%.2f s / %.2f s", r.Plain.Seconds, r.Persister.Seconds),
+			fmt.Sprintf("%.4f / %.4f", r.Plain.MySQLmsPerRow(), r.Persister.MySQLmsPerRow())})
 	}
-	writeTable(w, []string{"round", "plain INSERT", "persister", "ratio", "time (plain / persister)"}, rows)
+	writeTable(w, []string{"round", "plain INSERT", "persister", "ratio", "time (plain / persister)",
+		"MariaDB CPU ms per row (plain / persister)"}, rows)
 }
 
 func writePaced(w io.Writer, name string, l *LatencyResult) {

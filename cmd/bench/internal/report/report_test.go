@@ -32,8 +32,8 @@ func sample() Results {
 		Latency: &LatencyResult{TargetRate: 4500, AchievedRate: 4499.7, Requests: 45000, Success: 1,
 			P50ms: 0.9, P99ms: 4.2, Outcomes: map[string]int64{"reserved": 45000}},
 		FloorLatency: &LatencyResult{TargetRate: 4500, AchievedRate: 4500, Requests: 45000, Success: 1, P50ms: 0.5, P99ms: 2.5},
-		Persist: []PersistRound{{Round: 1, Plain: persist.Run{Rows: 100000, RowsPerSec: 50000, Seconds: 2},
-			Persister: persist.Run{Rows: 100000, RowsPerSec: 25000, Seconds: 4}}},
+		Persist: []PersistRound{{Round: 1, Plain: persist.Run{Rows: 100000, RowsPerSec: 50000, Seconds: 2, MySQLCPU: 2.5},
+			Persister: persist.Run{Rows: 100000, RowsPerSec: 25000, Seconds: 4, MySQLCPU: 4}}},
 		ManyConns: &ConnsResult{Connections: 10000, Path: "/api/v1/items/3", Timeout: "30s",
 			Wrk: wrk.Result{Requests: 30000, RPS: 3000, Timeout: 2}},
 		Resources: &Resources{PeakRSS: 50 << 20, PeakRSSAfterConns: 400 << 20},
@@ -79,8 +79,8 @@ func samplePages() *Pages {
 
 // scaleSide is one side of a scale-out round: an 8 s wrk run per instance
 // at rps, every answer outcome, the servers spending serversPer1000 CPU
-// seconds per 1,000 answers and the machine twice that, one Redis round
-// trip per ten answers.
+// seconds per 1,000 answers, Redis 0.02 s and MariaDB 0.04 s, the machine
+// twice the servers', one Redis round trip per ten answers.
 func scaleSide(outcome string, serversPer1000 float64, rps ...float64) ScaleCase {
 	c := ScaleCase{Outcomes: map[string]int64{}, MachineBusy: 0.99}
 	for _, r := range rps {
@@ -91,7 +91,8 @@ func scaleSide(outcome string, serversPer1000 float64, rps ...float64) ScaleCase
 	}
 	n := float64(c.Outcomes[outcome])
 	c.RoundTrips = int64(n / 10)
-	c.CPU = CPUSpent{Servers: serversPer1000 * n / 1000, Redis: 0.02 * n / 1000, Machine: 2 * serversPer1000 * n / 1000}
+	c.CPU = CPUSpent{Servers: serversPer1000 * n / 1000, Redis: 0.02 * n / 1000, MySQL: 0.04 * n / 1000,
+		Machine: 2 * serversPer1000 * n / 1000}
 	return c
 }
 
@@ -104,6 +105,7 @@ func TestSummarize(t *testing.T) {
 		{"0.50×", "FAIL"},                            // 8,000 / 16,000
 		{"1.68× (p99)", "PASS (p50 PASS, p99 PASS)"}, // p50 0.9 ms, p99 4.2 ms against the floor's 2.5
 		{"0.50×", "FAIL"},                            // 25,000 / 50,000
+		{"1.60×", "PASS"},                            // MariaDB: purchases 0.04 ms / plain 0.025 ms
 		{"—", "FAIL"},                                // two timeouts
 		{"—", "info"},                                // RSS
 		{"2.00×", "info"},                            // CPU per purchase machine-wide: 0.300 s / 0.150 s
@@ -175,7 +177,8 @@ func TestWriteReport(t *testing.T) {
 		"Purchase throughput, a drop of 10 variants with skewed demand (wrk, req/s):\n\n| round | floor | seckill |",
 		"| 3 | 5,800 | 7,000 | 1.21× | reserved 100% |",
 		"- The drop row: one sale of 10 variants, each shopper asking for one of them (in the sale's order: 1%, 2%, 5%, 12%, 30%, 30%, 12%, 5%, 2%, 1% of the shoppers;",
-		"| 1 | 50,000 | 25,000 | 0.50× |",
+		"| 1 | 50,000 | 25,000 | 0.50× | 2.00 s / 4.00 s | 0.0250 / 0.0400 |",
+		"| purchase run (scale-out, one instance) 0.0400 ms; backlog drain 0.0400 ms | plain INSERT 0.0250 ms per row | 1.60× | ≤ 2× plain INSERT per row | PASS |",
 		"socket errors: connect 0, read 0, write 0, timeout 2",
 		"| floor at the same rate: p50 0.50 ms, p99 2.50 ms (0 errors) | 1.68× (p99) | p50 ≤ 1 ms, p99 ≤ 2× the floor's (5.00 ms) | PASS (p50 PASS, p99 PASS) |",
 		"| seckill 0.125, Redis 0.050, MariaDB 0.080, wrk 0.030, everything else 0.015, machine-wide 0.300 s; the seckill process alone 2.08× the floor process | floor: floor 0.060, Redis 0.020, MariaDB 0.000, wrk 0.040, everything else 0.030, machine-wide 0.150 s | 2.00× |",
@@ -192,10 +195,10 @@ func TestWriteReport(t *testing.T) {
 		"- Every request comes from 127.0.0.1",
 		"| two instances 7,400 req/s (both sides: reserved 100%) | one instance 7,000 req/s | 1.06× | — | info |",
 		"| two: seckill 0.150 s, machine-wide 0.300 s | one: seckill 0.125 s, machine-wide 0.250 s | 1.20× |",
-		"| 1 | 7,000 | 7,400 | 3,600 + 3,800 | 1.06× | reserved 100% / reserved 100% | 99% / 99% | 0.0 s / 0.0 s |",
+		"| 1 | 7,000 | 7,400 | 3,600 + 3,800 | 1.06× | reserved 100% / reserved 100% | 99% / 99% | 0.0 s / 0.0 s | 0 / 0 |",
 		"| 1 | 36,000 | 30,000 | 15,000 + 15,000 | 0.83× | marked_sold_out 100% / marked_sold_out 100% | 99% / 99% |\n",
-		"| purchases | two | 0.150 | 0.020 | 0.000 | 0.000 | 0.130 | 0.300 | 100 |",
-		"| once sold out | one | 0.050 | 0.020 | 0.000 | 0.000 | 0.030 | 0.100 | 100 |",
+		"| purchases | two | 0.150 | 0.020 | 0.040 | 0.000 | 0.090 | 0.300 | 100 |",
+		"| once sold out | one | 0.050 | 0.020 | 0.040 | 0.000 | -0.010 | 0.100 | 100 |",
 		"- Scale-out: the second instance is another `seckill serve`",
 		"one wrk -t2 -c128 -d8s at one instance",
 	} {
@@ -252,5 +255,38 @@ func TestNotesSayWhenTheMachineWasBusy(t *testing.T) {
 	res.Machine.LoadStart = "1.70 1.20 0.60"
 	if n := strings.Join(Notes(res), "\n"); !strings.Contains(n, "busy with other work when the run began (load average 1.70 1.20 0.60 on 2 cores)") {
 		t.Errorf("notes do not say the machine was busy:\n%s", n)
+	}
+}
+
+// The MariaDB CPU row judges the purchase run when the scale-out measure
+// ran, the drain otherwise, and is left out when MariaDB was not metered.
+func TestMySQLCPURow(t *testing.T) {
+	t.Parallel()
+	drainOnly := sample()
+	drainOnly.ScaleOut = nil
+	unmetered := sample()
+	unmetered.Persist[0].Plain.MySQLCPU = 0
+	tests := []struct {
+		name   string
+		res    Results
+		ok     bool
+		ratio  string
+		result string
+	}{
+		{"purchase run", sample(), true, "1.60×", "PASS"},
+		{"drain only", drainOnly, true, "1.60×", "PASS"},
+		{"not metered", unmetered, false, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			row, ok := mysqlCPURow(tt.res)
+			if ok != tt.ok || row.Ratio != tt.ratio || row.Result != tt.result {
+				t.Errorf("row = %+v, %v; want ratio %q result %q, %v", row, ok, tt.ratio, tt.result, tt.ok)
+			}
+		})
+	}
+	drainOnly.Persist[0].Persister.MySQLCPU = 6 // 0.06 ms: 2.4× the plain 0.025 ms
+	if row, _ := mysqlCPURow(drainOnly); row.Ratio != "2.40×" || row.Result != "FAIL" {
+		t.Errorf("over the target: %+v", row)
 	}
 }

@@ -111,7 +111,11 @@ type ScaleCase struct {
 	MachineBusy  float64            `json:"machine_busy"`      // share of all cores busy while wrk ran
 	RoundTrips   int64              `json:"redis_round_trips"` // coalesced, every instance and operation
 	DrainSeconds float64            `json:"drain_seconds"`
-	Reused       bool               `json:"shoppers_reused,omitempty"` // sold out only
+	// PersistTx and PersistOrders: the persisters' transactions in the run
+	// and the orders they inserted, every instance.
+	PersistTx     int64 `json:"persist_transactions"`
+	PersistOrders int64 `json:"persist_orders"`
+	Reused        bool  `json:"shoppers_reused,omitempty"` // sold out only
 }
 
 // LatencyResult is one paced (open-loop) purchase run.

@@ -79,6 +79,9 @@ func medianTrips(rounds []ScaleOutRound, two bool) float64 {
 	return Median(trips)
 }
 
+// perTx is the mean orders inserted per persister transaction.
+func (c ScaleCase) perTx() float64 { return Ratio(float64(c.PersistOrders), float64(c.PersistTx)) }
+
 func (r ScaleOutRound) side(two bool) ScaleCase {
 	if two {
 		return r.Two
@@ -103,7 +106,7 @@ func writeScaleRuns(w io.Writer, title string, rounds []ScaleOutRound, drains bo
 	header := []string{"round", "one instance", "two instances", "per instance", "ratio",
 		"outcomes one / two (metrics)", "machine busy one / two"}
 	if drains {
-		header = append(header, "backlog drained after one / two")
+		header = append(header, "backlog drained after one / two", "orders per persister transaction one / two")
 	}
 	var rows [][]string
 	for _, r := range rounds {
@@ -111,7 +114,8 @@ func writeScaleRuns(w io.Writer, title string, rounds []ScaleOutRound, drains bo
 			times(Ratio(r.Two.RPS, r.One.RPS)), scaleMix(r.One) + " / " + scaleMix(r.Two),
 			percent(r.One.MachineBusy) + "% / " + percent(r.Two.MachineBusy) + "%"}
 		if drains {
-			row = append(row, fmt.Sprintf("%.1f s / %.1f s", r.One.DrainSeconds, r.Two.DrainSeconds))
+			row = append(row, fmt.Sprintf("%.1f s / %.1f s", r.One.DrainSeconds, r.Two.DrainSeconds),
+				fmt.Sprintf("%.0f / %.0f", r.One.perTx(), r.Two.perTx()))
 		}
 		rows = append(rows, row)
 	}

@@ -16,6 +16,9 @@ const (
 	targetP99inFloor = 2.0 // × the floor's p99 at the same rate
 	targetPersist    = 0.8 // × plain INSERT
 	targetRefresh    = 0.8 // × ceiling: the sale page's refresh
+	// targetMySQLCPU bounds MariaDB's CPU per order persisted, × what it
+	// spends per row of the plain INSERT.
+	targetMySQLCPU = 2.0
 )
 
 // minShare is the least share of the expected answer (reserved, or sold
@@ -56,6 +59,9 @@ func Summarize(res Results) []Row {
 	}
 	if len(res.Persist) > 0 {
 		rows = append(rows, persistRow(res.Persist))
+		if row, ok := mysqlCPURow(res); ok {
+			rows = append(rows, row)
+		}
 	}
 	if res.ManyConns != nil {
 		rows = append(rows, connsRow(*res.ManyConns))

@@ -29,12 +29,17 @@ type Scrape struct {
 	// (seckill_redis_batch_size_count): an instance with half the requests
 	// coalesces fewer into each.
 	RoundTrips float64
+	// PersistTx and PersistOrders are the persisters' transactions and the
+	// orders they inserted (seckill_persist_batch_orders): how full the
+	// batches ran. 0 from a server without that metric.
+	PersistTx, PersistOrders float64
 }
 
 var (
 	reOutcome = regexp.MustCompile(`(?m)^seckill_purchases_total\{outcome="([^"]+)"\} (\S+)$`)
 	rePending = regexp.MustCompile(`(?m)^seckill_stream_pending_orders (\S+)$`)
 	reTrips   = regexp.MustCompile(`(?m)^seckill_redis_batch_size_count\{op="[^"]+"\} (\S+)$`)
+	rePersist = regexp.MustCompile(`(?m)^seckill_persist_batch_orders_(sum|count) (\S+)$`)
 )
 
 // ParseMetrics reads the purchase outcomes and the persistence backlog from
@@ -54,6 +59,17 @@ func ParseMetrics(text string) (Scrape, error) {
 			return Scrape{}, fmt.Errorf("metrics: round trips: %w", err)
 		}
 		sc.RoundTrips += v
+	}
+	for _, m := range rePersist.FindAllStringSubmatch(text, -1) {
+		v, err := strconv.ParseFloat(m[2], 64)
+		if err != nil {
+			return Scrape{}, fmt.Errorf("metrics: persist batches: %w", err)
+		}
+		if m[1] == "sum" {
+			sc.PersistOrders = v
+		} else {
+			sc.PersistTx = v
+		}
 	}
 	m := rePending.FindStringSubmatch(text)
 	if m == nil {

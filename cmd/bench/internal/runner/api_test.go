@@ -21,6 +21,9 @@ func TestParseMetrics(t *testing.T) {
 	if sc.Pending != 0 || sc.RoundTrips != 12 {
 		t.Errorf("pending = %v, round trips = %v; want 0 and 12 (11 ratelimit, 1 reserve)", sc.Pending, sc.RoundTrips)
 	}
+	if sc.PersistTx != 2 || sc.PersistOrders != 151 {
+		t.Errorf("persist batches = %v transactions, %v orders; want 2 and 151", sc.PersistTx, sc.PersistOrders)
+	}
 	if _, err := ParseMetrics("# nothing here\n"); err == nil {
 		t.Error("ParseMetrics without the backlog gauge: want an error")
 	}

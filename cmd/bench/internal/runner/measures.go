@@ -110,14 +110,18 @@ func (r *runner) manyConns(ctx context.Context, item int64) (*report.ConnsResult
 // persistRounds runs measure 4: per round a fresh backlog, a fresh database
 // for each side, the two sides in alternating order.
 func (r *runner) persistRounds(ctx context.Context, res *report.Results) error {
+	if r.mysqlPID == 0 {
+		r.mysqlPID = machine.MySQLPID(ctx, r.cfg.MySQLDSN)
+	}
 	for round := 1; round <= r.cfg.Rounds; round++ {
 		pr, err := r.persistRound(ctx, round)
 		if err != nil {
 			return fmt.Errorf("persistence round %d: %w", round, err)
 		}
 		res.Persist = append(res.Persist, pr)
-		r.logf("round %d persistence: plain INSERT %s rows/s, persister %s orders/s", round,
-			report.Thousands(pr.Plain.RowsPerSec), report.Thousands(pr.Persister.RowsPerSec))
+		r.logf("round %d persistence: plain INSERT %s rows/s, persister %s orders/s; MariaDB CPU %.4f / %.4f ms per row", round,
+			report.Thousands(pr.Plain.RowsPerSec), report.Thousands(pr.Persister.RowsPerSec),
+			pr.Plain.MySQLmsPerRow(), pr.Persister.MySQLmsPerRow())
 	}
 	return nil
 }
@@ -136,14 +140,14 @@ func (r *runner) persistRound(ctx context.Context, round int) (report.PersistRou
 	plain := func() (err error) {
 		defer harness.DropDatabase(context.WithoutCancel(ctx), r.cfg.MySQLDSN, plainDB)
 		machine.Settle(ctx)
-		pr.Plain, err = persist.Plain(ctx, plainDSN, backlog)
+		pr.Plain, err = persist.Plain(ctx, plainDSN, backlog, r.mysqlPID)
 		return err
 	}
 	drain := func() (err error) {
 		defer harness.DropDatabase(context.WithoutCancel(ctx), r.cfg.MySQLDSN, drainDB)
 		defer deleteKeys(context.WithoutCancel(ctx), r.rdb, prefix)
 		machine.Settle(ctx)
-		pr.Persister, err = persist.Drain(ctx, r.rdb, drainDSN, prefix, backlog)
+		pr.Persister, err = persist.Drain(ctx, r.rdb, drainDSN, prefix, backlog, r.mysqlPID)
 		return err
 	}
 	return pr, inOrder(round%2 == 0, plain, drain)

@@ -139,6 +139,8 @@ func (r *runner) scaleRun(ctx context.Context, load scaleLoad, servers []*seckil
 		sc.PerInstance = append(sc.PerInstance, after[i].Since(before[i]))
 		report.AddOutcomes(sc.Outcomes, sc.PerInstance[i])
 		sc.RoundTrips += int64(after[i].RoundTrips - before[i].RoundTrips)
+		sc.PersistTx += int64(after[i].PersistTx - before[i].PersistTx)
+		sc.PersistOrders += int64(after[i].PersistOrders - before[i].PersistOrders)
 	}
 	for i := range sc.Wrk {
 		sc.Wrk[i].BusyBefore = busy
