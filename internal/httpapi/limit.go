@@ -75,6 +75,8 @@ type saleSet struct{ m sync.Map }
 
 func (s *saleSet) add(id int64) { s.m.Store(id, struct{}{}) }
 
+func (s *saleSet) remove(id int64) { s.m.Delete(id) }
+
 func (s *saleSet) has(id int64) bool { _, ok := s.m.Load(id); return ok }
 
 // checks lists the limits of an action, the shopper's first.

@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill/seckill/internal/admission"
+	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/soldout"
 	"github.com/seckill/seckill/internal/stock"
@@ -126,8 +127,11 @@ func (s shopAPI) purchase(c *gin.Context) {
 	}
 	res, err := s.sales.Reserve(c.Request.Context(), req)
 	s.observe(req, res, err)
-	if err == nil || stock.Refused(err) {
+	switch {
+	case err == nil || stock.Refused(err):
 		s.reserved.add(req.ItemID)
+	case errors.Is(err, catalog.ErrNotFound):
+		s.reserved.remove(req.ItemID) // gone: its purchases are checked before Redis again
 	}
 	if err != nil {
 		s.fail(c, err)

@@ -42,6 +42,9 @@ type snapshots struct {
 	mu    sync.Mutex
 	items map[int64]snapshot
 	list  snapshot // the items array of GET /items
+	// gen counts forgets: a read begun before one must neither be stored
+	// nor joined after it, or the change it missed would show again.
+	gen   uint64
 	reads singleflight.Group
 }
 
@@ -56,6 +59,36 @@ func (s *snapshots) forget() {
 	defer s.mu.Unlock()
 	clear(s.items)
 	s.list = snapshot{}
+	s.gen++
+}
+
+// shared runs read for key once however many ask at the same time, on a
+// context no single asker can cancel, and stores its answer with store
+// unless a forget came in between.
+func (s *snapshots) shared(ctx context.Context, key string, read func(ctx context.Context) (any, error),
+	store func(snapshot)) (snapshot, error) {
+	s.mu.Lock()
+	gen := s.gen
+	s.mu.Unlock()
+	v, err, _ := s.reads.Do(key+"@"+strconv.FormatUint(gen, 10), func() (any, error) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), snapshotTimeout)
+		defer cancel()
+		out, err := read(ctx)
+		if err != nil {
+			return snapshot{}, err
+		}
+		snap, err := encodeSnapshot(out)
+		if err != nil {
+			return snapshot{}, err
+		}
+		s.mu.Lock()
+		if s.gen == gen {
+			store(snap)
+		}
+		s.mu.Unlock()
+		return snap, nil
+	})
+	return v.(snapshot), err
 }
 
 // item returns the sale's snapshot, read again when older than
@@ -68,27 +101,17 @@ func (s *snapshots) item(ctx context.Context, id int64) (snapshot, error) {
 	if ok && time.Since(snap.at) < snapshotAge {
 		return snap, nil
 	}
-	v, err, _ := s.reads.Do(strconv.FormatInt(id, 10), func() (any, error) {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), snapshotTimeout)
-		defer cancel()
+	return s.shared(ctx, strconv.FormatInt(id, 10), func(ctx context.Context) (any, error) {
 		it, err := s.view.catalog.Get(ctx, id)
 		if err != nil {
-			return snapshot{}, err
+			return nil, err
 		}
 		levels, err := s.view.stock.Levels(ctx, []int64{id})
 		if err != nil {
-			return snapshot{}, err
+			return nil, err
 		}
-		snap, err := encodeSnapshot(present(it, levels, s.view.now()))
-		if err != nil {
-			return snapshot{}, err
-		}
-		s.mu.Lock()
-		s.items[id] = snap
-		s.mu.Unlock()
-		return snap, nil
-	})
-	return v.(snapshot), err
+		return present(it, levels, s.view.now()), nil
+	}, func(snap snapshot) { s.items[id] = snap })
 }
 
 // listed returns the JSON array of every sale, shared like item.
@@ -99,23 +122,8 @@ func (s *snapshots) listed(ctx context.Context) (snapshot, error) {
 	if snap.body != nil && time.Since(snap.at) < snapshotAge {
 		return snap, nil
 	}
-	v, err, _ := s.reads.Do("list", func() (any, error) {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), snapshotTimeout)
-		defer cancel()
-		out, err := s.view.presentAll(ctx)
-		if err != nil {
-			return snapshot{}, err
-		}
-		snap, err := encodeSnapshot(out)
-		if err != nil {
-			return snapshot{}, err
-		}
-		s.mu.Lock()
-		s.list = snap
-		s.mu.Unlock()
-		return snap, nil
-	})
-	return v.(snapshot), err
+	return s.shared(ctx, "list", func(ctx context.Context) (any, error) { return s.view.presentAll(ctx) },
+		func(snap snapshot) { s.list = snap })
 }
 
 func encodeSnapshot(v any) (snapshot, error) {

@@ -39,21 +39,37 @@ func newInserts(db *gorm.DB) *inserts {
 	return &inserts{db: sqlDB}
 }
 
-func (ins *inserts) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+// prepare readies, once, every INSERT that goes prepared. It runs before a
+// batch's transaction: preparing on the pool takes a free connection, which
+// must never be waited for while the batch holds its sales' row locks (the
+// transactions holding the pool's connections may be waiting for those
+// locks). A text MySQL will not prepare goes as text.
+func (ins *inserts) prepare(ctx context.Context) {
+	if ins.db == nil {
+		return
+	}
 	ins.mu.Lock()
 	defer ins.mu.Unlock()
-	if st, ok := ins.stmts[q]; ok {
-		return st, nil
+	if ins.stmts != nil {
+		return
 	}
-	st, err := ins.db.PrepareContext(ctx, q)
-	if err != nil {
-		return nil, err
+	stmts := map[string]*sql.Stmt{}
+	for n := preparedStep; n <= maxChunk; n += preparedStep {
+		for _, skip := range []bool{false, true} {
+			q := insertSQL(n, skip)
+			if st, err := ins.db.PrepareContext(ctx, q); err == nil {
+				stmts[q] = st
+			}
+		}
 	}
-	if ins.stmts == nil {
-		ins.stmts = map[string]*sql.Stmt{}
-	}
-	ins.stmts[q] = st
-	return st, nil
+	ins.stmts = stmts
+}
+
+func (ins *inserts) stmt(q string) (*sql.Stmt, bool) {
+	ins.mu.Lock()
+	defer ins.mu.Unlock()
+	st, ok := ins.stmts[q]
+	return st, ok
 }
 
 // insertRows writes rows with multi-row INSERTs built here rather than by
@@ -86,7 +102,7 @@ func (ins *inserts) exec(tx *gorm.DB, q string, prepared bool, args []any) (int6
 	sqlTx, inTx := tx.Statement.ConnPool.(*sql.Tx)
 	if prepared && inTx && ins.db != nil {
 		ctx := tx.Statement.Context
-		if st, err := ins.stmt(ctx, q); err == nil {
+		if st, ok := ins.stmt(q); ok {
 			res, err := sqlTx.StmtContext(ctx, st).ExecContext(ctx, args...)
 			if err == nil {
 				return res.RowsAffected()
@@ -104,7 +120,7 @@ func (ins *inserts) exec(tx *gorm.DB, q string, prepared bool, args []any) (int6
 // which leaves the transaction as it was.
 func notPrepared(err error) bool {
 	var me *mysql.MySQLError
-	return errors.As(err, &me) && (me.Number == 1461 || me.Number == 1243) // too many prepared; unknown handler
+	return errors.As(err, &me) && (me.Number == 1461 || me.Number == 1243 || me.Number == 1615) // too many prepared; unknown handler; needs re-prepare
 }
 
 func insertSQL(n int, skipTaken bool) string {

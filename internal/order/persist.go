@@ -53,6 +53,7 @@ func (s *Store) Persist(ctx context.Context, entries []keyspace.Entry) (Result, 
 
 func (s *Store) persist(ctx context.Context, entries []keyspace.Entry, tryFast bool) (Result, error) {
 	var res Result
+	s.ins.prepare(ctx)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var err error
 		res, err = persistTx(tx, s.ins, entries, tryFast)
