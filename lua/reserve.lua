@@ -29,11 +29,12 @@
 --                 out, so the room's count of open admissions stays right
 -- KEYS[8] vstock  hash: variant id -> its available stock; a variant absent
 --                 here is not the sale's
--- KEYS[9] limits  hash: "s:" .. user id or "i:" .. client key -> the GCRA
---                 theoretical arrival time (unix microseconds) of that
---                 shopper's or client's purchases in this sale (as
---                 lua/ratelimit.lua keeps one limit per key); the hash
---                 expires once every bucket in it would be full again
+-- KEYS[9], KEYS[10], ... two per request, in the requests' order: the
+--                 GCRA bucket of the request's shopper, then of its client,
+--                 in this sale (as lua/ratelimit.lua keeps one limit per key:
+--                 the theoretical arrival time in unix microseconds, expiring
+--                 once the bucket would be full again); unused when the
+--                 request's client key is ""
 -- ARGV[1] item id, copied into the stream entries
 -- ARGV[2], ARGV[3] the per-shopper purchase limit: emission interval in
 --                 microseconds (0: no limit) and burst
@@ -124,13 +125,11 @@ local function available()
   return table.concat(ids, ',')
 end
 
-local limitTTL = 0 -- ms the limits hash must live after this call; 0: untouched
-
--- gcra counts one request against a limit kept in KEYS[9] under field, as
--- lua/ratelimit.lua does under a key of its own: it returns 0 and writes
--- the new arrival time, or the microseconds to wait and writes nothing.
-local function gcra(field, now, interval, burst)
-  local tat = tonumber(redis.call('HGET', KEYS[9], field) or now)
+-- gcra counts one request against the limit kept at key, as
+-- lua/ratelimit.lua does: it returns 0 with the new arrival time, or the
+-- microseconds to wait, writing nothing.
+local function gcra(key, now, interval, burst)
+  local tat = tonumber(redis.call('GET', key) or now)
   if tat < now then
     tat = now
   end
@@ -142,47 +141,48 @@ local function gcra(field, now, interval, burst)
   return 0, newTat
 end
 
+local function store(key, tat, now)
+  redis.call('SET', key, tat, 'PX', math.ceil((tat - now) / 1000) + 1)
+end
+
 local shopperEvery, shopperBurst = tonumber(ARGV[2]), tonumber(ARGV[3])
 local clientEvery, clientBurst = tonumber(ARGV[4]), tonumber(ARGV[5])
 
--- limited checks the shopper's limit, then the client's; it returns the
--- wait of the first that refuses, or 0 with both counted.
-local function limited(nowMs, user, client)
+-- limited checks the shopper's limit (at sKey), then the client's (at
+-- cKey); it returns the wait of the first that refuses, or 0 with both
+-- counted.
+local function limited(nowMs, client, sKey, cKey)
   if client == '' then
     return 0
   end
   local now = nowMs * 1000
-  local sf, cf = 's:' .. user, 'i:' .. client
   local wait, sTat, cTat = 0, nil, nil
   if shopperEvery > 0 then
-    wait, sTat = gcra(sf, now, shopperEvery, shopperBurst)
+    wait, sTat = gcra(sKey, now, shopperEvery, shopperBurst)
     if wait > 0 then
       return wait
     end
   end
   if clientEvery > 0 then
-    wait, cTat = gcra(cf, now, clientEvery, clientBurst)
+    wait, cTat = gcra(cKey, now, clientEvery, clientBurst)
     if wait > 0 then
       return wait
     end
   end
-  for _, t in ipairs({sTat or now, cTat or now}) do
-    limitTTL = math.max(limitTTL, math.ceil((t - now) / 1000) + 1)
-  end
   if sTat then
-    redis.call('HSET', KEYS[9], sf, sTat)
+    store(sKey, sTat, now)
   end
   if cTat then
-    redis.call('HSET', KEYS[9], cf, cTat)
+    store(cKey, cTat, now)
   end
   return 0
 end
 
-local function reserve(now, user, qty, orderID, idem, admitted, variant, client)
+local function reserve(now, user, qty, orderID, idem, admitted, variant, client, sKey, cKey)
   if not warm then
     return 2, '', 0, 0
   end
-  local wait = limited(now, user, client)
+  local wait = limited(now, client, sKey, cKey)
   if wait > 0 then
     return 11, tostring(wait), 0, 0
   end
@@ -243,8 +243,9 @@ local function reserve(now, user, qty, orderID, idem, admitted, variant, client)
 end
 
 for i = 6, #ARGV, 8 do
+  local k = 9 + (i - 6) / 8 * 2
   local code, detail, left, saleLeft = reserve(tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2]),
-    ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7])
+    ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7], KEYS[k], KEYS[k + 1])
   out[#out + 1] = code
   out[#out + 1] = detail
   out[#out + 1] = left
@@ -257,10 +258,5 @@ for variant, n in pairs(taken) do
 end
 if takenAll > 0 then
   redis.call('DECRBY', KEYS[1], takenAll)
-end
--- The hash lives as long as its longest bucket needs: a later call's
--- shorter need must not cut that short.
-if limitTTL > 0 and redis.call('PTTL', KEYS[9]) < limitTTL then
-  redis.call('PEXPIRE', KEYS[9], limitTTL)
 end
 return out

@@ -78,9 +78,13 @@ func (k Item) Stock() string { return k.base + "stock" }
 // variant absent from it is not the sale's.
 func (k Item) VariantStock() string { return k.base + "vstock" }
 
-// PurchaseLimits holds the sale's per-shopper and per-client purchase rate
-// limits, checked by the reserve script.
-func (k Item) PurchaseLimits() string { return k.base + "limits" }
+// ShopperLimit and ClientLimit are the GCRA buckets of a shopper's and of a
+// client's (IP's) purchases in the sale, checked by the reserve script; each
+// expires once it would be full again.
+func (k Item) ShopperLimit(user string) string { return k.base + "limit:s:" + user }
+
+// ClientLimit: see ShopperLimit.
+func (k Item) ClientLimit(client string) string { return k.base + "limit:i:" + client }
 
 // Meta is a hash with the sale window and per-user limit the reserve script
 // enforces: starts_ms, ends_ms, limit.
@@ -104,8 +108,14 @@ func (k Item) DeadLetters() string { return k.base + "dead" }
 // server can tell whether stock has returned since.
 func (k Item) Returns() string { return k.base + "returns" }
 
-// ReserveKeys is KEYS for lua/reserve.lua, in its order.
-func (k Item) ReserveKeys() []string {
-	return []string{k.Stock(), k.Meta(), k.Buyers(), k.Idempotency(), k.Stream(), k.Returns(), k.RoomHolding(),
-		k.VariantStock(), k.PurchaseLimits()}
+// ReserveKeys is KEYS for lua/reserve.lua, in its order: the sale's keys,
+// then for each request its shopper's and its client's limit buckets.
+func (k Item) ReserveKeys(users, clients []string) []string {
+	keys := make([]string, 0, 8+2*len(users))
+	keys = append(keys, k.Stock(), k.Meta(), k.Buyers(), k.Idempotency(), k.Stream(), k.Returns(), k.RoomHolding(),
+		k.VariantStock())
+	for i, u := range users {
+		keys = append(keys, k.ShopperLimit(u), k.ClientLimit(clients[i]))
+	}
+	return keys
 }

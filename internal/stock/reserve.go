@@ -83,7 +83,7 @@ func (s *Store) ReserveBatch(ctx context.Context, reqs []Request, out []Outcome)
 		}
 	}
 	k := s.keys.Item(first)
-	res, err := s.reserve.Run(ctx, s.rdb, k.ReserveKeys(), s.reserveArgs(reqs)...).Slice()
+	res, err := s.reserve.Run(ctx, s.rdb, reserveKeys(k, reqs), s.reserveArgs(reqs)...).Slice()
 	s.answer(reqs, res, err, out)
 	s.queued(reqs, out)
 }
@@ -96,14 +96,14 @@ func (s *Store) reservePipelined(ctx context.Context, reqs []Request, out []Outc
 	cmds := make([]*redis.Cmd, len(groups))
 	s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, g := range groups {
-			cmds[i] = s.reserve.EvalSha(ctx, p, s.keys.Item(g.item).ReserveKeys(), s.reserveArgs(g.reqs)...)
+			cmds[i] = s.reserve.EvalSha(ctx, p, reserveKeys(s.keys.Item(g.item), g.reqs), s.reserveArgs(g.reqs)...)
 		}
 		return nil
 	})
 	for i, g := range groups {
 		res, err := cmds[i].Slice()
 		if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
-			res, err = s.reserve.Run(ctx, s.rdb, s.keys.Item(g.item).ReserveKeys(), s.reserveArgs(g.reqs)...).Slice()
+			res, err = s.reserve.Run(ctx, s.rdb, reserveKeys(s.keys.Item(g.item), g.reqs), s.reserveArgs(g.reqs)...).Slice()
 		}
 		groupOut := make([]Outcome, len(g.reqs))
 		s.answer(g.reqs, res, err, groupOut)
@@ -134,6 +134,14 @@ func groupByItem(reqs []Request) []itemGroup {
 		groups[j].at = append(groups[j].at, i)
 	}
 	return groups
+}
+
+func reserveKeys(k keyspace.Item, reqs []Request) []string {
+	users, clients := make([]string, len(reqs)), make([]string, len(reqs))
+	for i, r := range reqs {
+		users[i], clients[i] = r.UserID, r.ClientKey
+	}
+	return k.ReserveKeys(users, clients)
 }
 
 func (s *Store) reserveArgs(reqs []Request) []any {
