@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/seckill/seckill/internal/redisconn"
 )
 
 // Feed announces changed orders and wakes this server's followers of them.
@@ -79,20 +81,7 @@ func (f *Feed) Followed() int {
 // Run listens for announcements until ctx ends. go-redis subscribes again
 // after a dropped connection.
 func (f *Feed) Run(ctx context.Context) error {
-	ps := f.rdb.Subscribe(ctx, f.channel)
-	defer ps.Close()
-	msgs := ps.Channel()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case msg, ok := <-msgs:
-			if !ok {
-				return nil
-			}
-			f.wake(strings.Fields(msg.Payload))
-		}
-	}
+	return redisconn.Listen(ctx, f.rdb, f.channel, func(payload string) { f.wake(strings.Fields(payload)) })
 }
 
 func (f *Feed) wake(orderIDs []string) {

@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill/seckill/internal/keyspace"
+	"github.com/seckill/seckill/internal/redisconn"
 )
 
 // Listen passes heard the returns servers announce on channel (see
@@ -14,22 +15,11 @@ import (
 // after a dropped connection; what was announced meanwhile is lost, which
 // the marks' TTL bounds.
 func Listen(ctx context.Context, rdb redis.UniversalClient, channel string, heard func(keyspace.Return), log *slog.Logger) error {
-	ps := rdb.Subscribe(ctx, channel)
-	defer ps.Close()
-	msgs := ps.Channel()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case msg, ok := <-msgs:
-			if !ok {
-				return nil
-			}
-			if r, ok := keyspace.ParseReturn(msg.Payload); ok {
-				heard(r)
-			} else {
-				log.Warn("ignored a malformed stock-returned message", "payload", msg.Payload)
-			}
+	return redisconn.Listen(ctx, rdb, channel, func(payload string) {
+		if r, ok := keyspace.ParseReturn(payload); ok {
+			heard(r)
+		} else {
+			log.Warn("ignored a malformed stock-returned message", "payload", payload)
 		}
-	}
+	})
 }
