@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
@@ -52,7 +53,7 @@ func (s *Store) CancelInMySQL(ctx context.Context, id, userID, reason string) (O
 // transaction, so concurrent pays, cancels and timeouts have one winner.
 func (s *Store) transition(ctx context.Context, op, id, userID string, step func(*gorm.DB, *row) error) (Order, error) {
 	var o Order
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	run := func(tx *gorm.DB) error {
 		cur, err := lockOrder(tx, id, userID)
 		if err != nil {
 			return err
@@ -62,7 +63,15 @@ func (s *Store) transition(ctx context.Context, op, id, userID string, step func
 		}
 		o = cur.order()
 		return nil
-	})
+	}
+	err := s.db.WithContext(ctx).Transaction(run)
+	// A deadlock rolled the whole transaction back, so running it again is
+	// safe: a persister's batch holds the sale's row while its insert of the
+	// shopper's next order waits for this order's unique key, which this
+	// transaction holds while it waits for the sale's row.
+	for tries := 1; isDeadlock(err) && tries < 3; tries++ {
+		err = s.db.WithContext(ctx).Transaction(run)
+	}
 	if err != nil {
 		return Order{}, fmt.Errorf("%s order %s: %w", op, id, err)
 	}
@@ -126,4 +135,11 @@ func (s *Store) MarkReleased(ctx context.Context, id string) error {
 		return fmt.Errorf("mark order %s released: %w", id, err)
 	}
 	return nil
+}
+
+// isDeadlock says whether err is InnoDB choosing this transaction as a
+// deadlock's victim (MySQL error 1213).
+func isDeadlock(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == 1213
 }
