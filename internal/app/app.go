@@ -99,8 +99,8 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.metrics = httpapi.NewMetrics(a.streamLag)
 	a.stock.OnBatch(a.metrics.Batch("reserve"))
 	a.limiter = ratelimit.New(a.rdb, a.cfg.RedisPrefix, now)
-	a.stock.SetLimits(stock.Limits{ShopperEvery: every(cfg.RateShopper), ShopperBurst: cfg.RateShopper.Burst,
-		ClientEvery: every(cfg.RateIP), ClientBurst: cfg.RateIP.Burst})
+	a.stock.SetLimits(stock.Limits{ShopperEvery: cfg.RateShopper.Every(), ShopperBurst: cfg.RateShopper.Burst,
+		ClientEvery: cfg.RateIP.Every(), ClientBurst: cfg.RateIP.Burst})
 	a.limiter.OnBatch(a.metrics.Batch("ratelimit"))
 	a.soldOut = soldout.New(cfg.SoldOutTTL, now)
 	a.gate = admission.New(cfg.AdmitMultiple, cfg.AdmitFloor, time.Second, now)
@@ -119,14 +119,6 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 		return nil, err
 	}
 	return a, nil
-}
-
-// every is a rate's emission interval; 0 for a rate that limits nothing.
-func every(r ratelimit.Rate) time.Duration {
-	if r.Off() {
-		return 0
-	}
-	return time.Duration(float64(time.Second) / r.PerSecond)
 }
 
 func cmpLogger(l *slog.Logger) *slog.Logger {

@@ -24,7 +24,14 @@ type Rate struct {
 // Off reports whether the rate limits nothing.
 func (r Rate) Off() bool { return r.PerSecond <= 0 }
 
-func (r Rate) interval() int64 { return int64(1e6 / r.PerSecond) }
+// Every is the emission interval: the time one request takes at the
+// sustained rate; 0 for a rate that limits nothing.
+func (r Rate) Every() time.Duration {
+	if r.Off() {
+		return 0
+	}
+	return time.Duration(1e6/r.PerSecond) * time.Microsecond
+}
 
 // Check is one limit to count a request against.
 type Check struct {
@@ -86,7 +93,7 @@ func (l *Limiter) allowBatch(ctx context.Context, checks []Check, out []Verdict,
 	cmds := make([]*redis.Cmd, len(checks))
 	_, _ = l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, c := range checks {
-			cmds[i] = l.script.EvalSha(ctx, p, []string{c.Key}, now, c.Rate.interval(), c.Rate.Burst)
+			cmds[i] = l.script.EvalSha(ctx, p, []string{c.Key}, now, c.Rate.Every().Microseconds(), c.Rate.Burst)
 		}
 		return nil
 	})
