@@ -37,10 +37,13 @@ type Item struct {
 	Stock        int
 	PerUserLimit int
 	RoomRate     int // shoppers the waiting room admits per second; 0: no waiting room
-	StartsAt     time.Time
-	EndsAt       time.Time
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// Paused: an admin stopped the sale for now; it takes no purchases and
+	// its waiting room admits no one until it resumes.
+	Paused    bool
+	StartsAt  time.Time
+	EndsAt    time.Time
+	CreatedAt time.Time
+	UpdatedAt time.Time
 	// Variants are what a shopper picks from, in the shop's order; every
 	// sale has at least one.
 	Variants []Variant `gorm:"-"`
@@ -62,14 +65,18 @@ const (
 	StatusLive     = "live"
 	StatusSoldOut  = "sold_out"
 	StatusEnded    = "ended"
+	StatusPaused   = "paused"
 )
 
 // Status says where the sale stands at now given stockLeft, the live stock
-// (Redis when warm). An ended sale is ended even if stock is left.
+// (Redis when warm). An ended sale is ended even if stock is left; a paused
+// one shows as paused until it ends, whatever else holds.
 func (it Item) Status(now time.Time, stockLeft int) string {
 	switch {
 	case !now.Before(it.EndsAt):
 		return StatusEnded
+	case it.Paused:
+		return StatusPaused
 	case now.Before(it.StartsAt):
 		return StatusUpcoming
 	case stockLeft <= 0:
@@ -90,6 +97,7 @@ type Patch struct {
 	RoomRate     *int
 	StartsAt     *time.Time
 	EndsAt       *time.Time
+	Paused       *bool
 }
 
 // Apply returns it with the patch's fields set.
@@ -103,6 +111,7 @@ func (p Patch) Apply(it Item) Item {
 	set(&it.RoomRate, p.RoomRate)
 	set(&it.StartsAt, p.StartsAt)
 	set(&it.EndsAt, p.EndsAt)
+	set(&it.Paused, p.Paused)
 	return it
 }
 

@@ -142,6 +142,9 @@ func New(d Deps) *gin.Engine {
 	adm.PATCH("/items/:id/variants/:vid", admin.updateVariant)
 	adm.DELETE("/items/:id/variants/:vid", admin.deleteVariant)
 	adm.POST("/items/:id/warm", admin.warmItem)
+	adm.POST("/items/:id/pause", admin.pauseItem)
+	adm.POST("/items/:id/resume", admin.resumeItem)
+	adm.POST("/items/:id/end", admin.endItem)
 	adm.GET("/items/:id/stats", admin.itemStats)
 	adm.GET("/reconcile", admin.reconcile)
 	return r

@@ -35,6 +35,7 @@ type itemJSON struct {
 	StartsAt     time.Time     `json:"starts_at"`
 	EndsAt       time.Time     `json:"ends_at"`
 	Status       string        `json:"status"`
+	Paused       bool          `json:"paused"`
 	Variants     []variantJSON `json:"variants"`
 }
 
@@ -70,6 +71,7 @@ func present(it catalog.Item, levels map[int64]stock.Level, now time.Time) itemJ
 	out := itemJSON{ID: it.ID, Name: it.Name, Description: it.Description, ImageURL: it.ImageURL,
 		PriceCents: it.PriceCents, StockTotal: it.StockTotal, StockLeft: left, PerUserLimit: it.PerUserLimit,
 		RoomRate: it.RoomRate, StartsAt: it.StartsAt.UTC(), EndsAt: it.EndsAt.UTC(), Status: it.Status(now, left),
+		Paused:   it.Paused,
 		Variants: make([]variantJSON, len(it.Variants))}
 	for i, v := range it.Variants {
 		vleft := v.Stock
