@@ -216,7 +216,7 @@ func (a *App) Run(ctx context.Context) error {
 
 func (a *App) persisterConfig(i int) order.PersisterConfig {
 	return order.PersisterConfig{
-		Consumer: order.ConsumerName(a.instance(), i),
+		Consumer: order.ConsumerName(a.instance(), i), Adopt: order.Orphans(a.instance(), i, a.cfg.Workers),
 		Batch:    a.cfg.BatchSize, Block: time.Second,
 		ClaimIdle: a.cfg.ClaimIdle, ClaimEvery: max(a.cfg.ClaimIdle/2, 100*time.Millisecond),
 		Linger: a.cfg.PersistLinger,

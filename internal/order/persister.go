@@ -39,6 +39,9 @@ type PersisterConfig struct {
 	// A full batch means a backlog, and the next is read at once. 0 reads
 	// again at once always.
 	Linger time.Duration
+	// Adopt names other consumers whose pending entries this worker takes
+	// back at start like its own (see Orphans); nil adopts none.
+	Adopt func(consumer string) bool
 }
 
 // Persister is one worker of the consumer group: it reads reserved orders

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 
@@ -20,6 +21,18 @@ import (
 // at start.
 func ConsumerName(instance string, i int) string { return instance + "/" + strconv.Itoa(i) }
 
+// Orphans returns PersisterConfig.Adopt for worker i of an instance that
+// runs workers of them: the consumers of the same instance whose index is
+// workers or more (SECKILL_WORKERS was lowered since they ran) are shared
+// out by index modulo workers, so each has exactly one adopter.
+func Orphans(instance string, i, workers int) func(consumer string) bool {
+	return func(consumer string) bool {
+		index, ok := strings.CutPrefix(consumer, instance+"/")
+		j, err := strconv.Atoi(index)
+		return ok && err == nil && j >= workers && j%workers == i
+	}
+}
+
 // recoverOwn persists, before reading anything new, the entries this
 // worker's consumer holds in each stream not yet recovered: entries its
 // previous run read and died before acknowledging (kill -9, OOM, a lost
@@ -34,6 +47,11 @@ func (p *Persister) recoverOwn(ctx context.Context, streams []string) {
 			continue
 		}
 		n, err := p.recoverStream(ctx, stream)
+		if err == nil {
+			var adopted int
+			adopted, err = p.adoptOrphans(ctx, stream)
+			n += adopted
+		}
 		if err != nil {
 			p.log.Warn("persister: cannot read its own unfinished entries; retrying next round",
 				"consumer", p.cfg.Consumer, "stream", stream, "err", err)
@@ -97,4 +115,60 @@ func (p *Persister) ackDeleted(ctx context.Context, stream string, msgs []redis.
 		}
 	}
 	return live
+}
+
+// adoptOrphans claims and persists the pending entries of the consumers
+// cfg.Adopt names: workers of this instance that no longer exist, which
+// would otherwise wait ClaimIdle like a dead instance's.
+func (p *Persister) adoptOrphans(ctx context.Context, stream string) (int, error) {
+	if p.cfg.Adopt == nil {
+		return 0, nil
+	}
+	sum, err := p.rdb.XPending(ctx, stream, keyspace.Group).Result()
+	if err != nil {
+		return 0, fmt.Errorf("list consumers of %s: %w", stream, err)
+	}
+	n := 0
+	for name := range sum.Consumers {
+		if name == p.cfg.Consumer || !p.cfg.Adopt(name) {
+			continue
+		}
+		m, err := p.adopt(ctx, stream, name)
+		if n += m; err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// adopt moves consumer's pending entries to this worker batch by batch
+// (XCLAIM with no idle minimum) and persists them. Claimed entries leave
+// consumer's list, so the loop ends; entries gone from the stream are
+// dropped from it by XCLAIM itself.
+func (p *Persister) adopt(ctx context.Context, stream, consumer string) (int, error) {
+	n := 0
+	for ctx.Err() == nil {
+		pending, err := p.rdb.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: stream, Group: keyspace.Group,
+			Consumer: consumer, Start: "-", End: "+", Count: int64(p.cfg.Batch)}).Result()
+		if err != nil || len(pending) == 0 {
+			return n, err
+		}
+		ids := make([]string, len(pending))
+		for i, e := range pending {
+			ids[i] = e.ID
+		}
+		msgs, err := p.rdb.XClaim(ctx, &redis.XClaimArgs{Stream: stream, Group: keyspace.Group,
+			Consumer: p.cfg.Consumer, Messages: ids}).Result()
+		if err != nil {
+			return n, fmt.Errorf("claim %s's entries of %s: %w", consumer, stream, err)
+		}
+		if len(msgs) == 0 {
+			// Before Redis 7 XCLAIM kept deleted entries listed, and this
+			// would spin: the idle claim deals with what is left instead.
+			return n, nil
+		}
+		p.handle(ctx, msgs)
+		n += len(msgs)
+	}
+	return n, ctx.Err()
 }

@@ -48,7 +48,7 @@ func TestRestartedWorkerPersistsItsOwnEntries(t *testing.T) {
 			}
 
 			began := time.Now()
-			s.worker(t, self, time.Hour)
+			s.worker(t, self, time.Hour, nil)
 			testenv.WaitFor(t, 5*time.Second, func() bool {
 				return s.pendingOf(t, stream, self) == 0 && s.persisted(t, mine) == len(mine)
 			}, "the restarted worker did not persist its own %d entries", len(mine))
@@ -64,11 +64,45 @@ func TestRestartedWorkerPersistsItsOwnEntries(t *testing.T) {
 	}
 }
 
-// worker runs one persistence worker named consumer until the test ends.
-func (s *stack) worker(tb testing.TB, consumer string, claimIdle time.Duration) {
+// TestRestartWithFewerWorkers: an instance ran four workers, died with
+// entries held by workers 2 and 3, and comes back with two. Worker j's
+// entries go to worker j mod 2 at start, each to exactly one, without
+// waiting for the idle claim; another instance's stay where they are.
+func TestRestartWithFewerWorkers(t *testing.T) {
+	t.Parallel()
+	s := newStack(t)
+	it := s.sale(t, 20, 1)
+	for i := range 9 {
+		if _, err := s.buy(it.ID, "u"+strconv.Itoa(i), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stream := s.keys.Item(it.ID).Stream()
+	held := map[string][]keyspace.Entry{}
+	for _, c := range []string{"shop-a:8080/2", "shop-a:8080/3", "shop-a:80/3"} {
+		held[c] = s.readAs(t, it.ID, c, 3)
+	}
+	for i := range 2 {
+		s.worker(t, order.ConsumerName("shop-a:8080", i), time.Hour, order.Orphans("shop-a:8080", i, 2))
+	}
+	testenv.WaitFor(t, 5*time.Second, func() bool {
+		return s.pendingOf(t, stream, "shop-a:8080/2")+s.pendingOf(t, stream, "shop-a:8080/3") == 0 &&
+			s.persisted(t, held["shop-a:8080/2"])+s.persisted(t, held["shop-a:8080/3"]) == 6
+	}, "the entries of the workers that no longer run were not adopted")
+	if n := s.pendingOf(t, stream, "shop-a:80/3"); n != 3 {
+		t.Errorf("instance shop-a:80 holds %d entries, want its 3: only the instance's own workers are adopted", n)
+	}
+	if n := s.persisted(t, held["shop-a:80/3"]); n != 0 {
+		t.Errorf("%d of another instance's entries persisted before the idle claim", n)
+	}
+}
+
+// worker runs one persistence worker named consumer, adopting what adopt
+// names, until the test ends.
+func (s *stack) worker(tb testing.TB, consumer string, claimIdle time.Duration, adopt func(string) bool) {
 	tb.Helper()
 	p := newPersister(s, consumer, 100)
-	p.cfg.ClaimIdle = claimIdle
+	p.cfg.ClaimIdle, p.cfg.Adopt = claimIdle, adopt
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { order.NewPersister(s.rdb, s.keys, s.orders, s.syncer, nil, nil, p.cfg, s.log).Run(ctx) })
