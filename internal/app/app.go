@@ -215,8 +215,10 @@ func (a *App) Run(ctx context.Context) error {
 }
 
 func (a *App) persisterConfig(i int) order.PersisterConfig {
+	instance := a.instance()
 	return order.PersisterConfig{
-		Consumer: order.ConsumerName(a.instance(), i), Adopt: order.Orphans(a.instance(), i, a.cfg.Workers),
+		Consumer: order.ConsumerName(instance, i),
+		Adopt:    order.Orphans(instance, i, a.cfg.Workers),
 		Batch:    a.cfg.BatchSize, Block: time.Second,
 		ClaimIdle: a.cfg.ClaimIdle, ClaimEvery: max(a.cfg.ClaimIdle/2, 100*time.Millisecond),
 		Linger: a.cfg.PersistLinger,
