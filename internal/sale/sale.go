@@ -13,6 +13,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/stock"
@@ -29,6 +30,8 @@ type Service struct {
 	log    *slog.Logger
 	// changed, if set, is told the id of every order paid or cancelled.
 	changed func(ctx context.Context, orderIDs []string)
+	// auditor, if set, records every admin change (SetAuditor).
+	auditor audit.Recorder
 }
 
 // OnOrderChanged has fn told the id of every order paid or cancelled here,
