@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -216,4 +217,27 @@ func TestAuditPagingAndRefusals(t *testing.T) {
 	check(t, s.call(t, "GET", "/api/v1/admin/audit", "", nil), want{401, "unauthenticated", ""})
 	check(t, s.call(t, "GET", "/api/v1/admin/audit", s.login(t, "mallory"), nil), want{401, "unauthenticated", ""})
 	check(t, s.call(t, "GET", "/api/v1/admin/audit", "not-the-admin-token-at-all", nil), want{401, "unauthenticated", ""})
+}
+
+// TestAuditFailureKeepsTheChange: with the audit table gone, an admin's
+// change is still made and answered, and the entry it could not write is
+// logged at error level, request id included.
+func TestAuditFailureKeepsTheChange(t *testing.T) {
+	t.Parallel()
+	var buf lockedBuffer
+	s := startLogged(t, newClock(t0), slog.New(slog.NewJSONHandler(&buf, nil)))
+	id := s.sale(t, 5, 1, t0, t0.Add(time.Hour))
+	if err := s.db.Gorm.Exec("DROP TABLE audit_log").Error; err != nil {
+		t.Fatal(err)
+	}
+	r := s.call(t, "PATCH", "/api/v1/admin/items/"+itoa(id), adminToken, `{"price_cents":777}`, "X-Request-Id", "req-lost")
+	check(t, r, want{200, "", ""})
+	if got := s.call(t, "GET", "/api/v1/items/"+itoa(id), "", nil); got.body["price_cents"] != 777.0 {
+		t.Fatalf("the change did not stand: %s", got.raw)
+	}
+	logs := buf.String()
+	if !strings.Contains(logs, `"level":"ERROR","msg":"AUDIT ENTRY LOST`) || !strings.Contains(logs, `"request_id":"req-lost"`) ||
+		!strings.Contains(logs, `"after":{"price_cents":777}`) {
+		t.Fatalf("no loud log of the lost entry:\n%s", logs)
+	}
 }
