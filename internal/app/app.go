@@ -19,6 +19,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/seckill/seckill/internal/admission"
+	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/config"
 	"github.com/seckill/seckill/internal/dashboard"
@@ -57,6 +58,7 @@ type App struct {
 	locks     *lock.Locker
 	syncer    *stocksync.Syncer
 	sales     *sale.Service
+	audit     *audit.Store
 	metrics   *httpapi.Metrics
 	hub       *dashboard.Hub
 	soldOut   *soldout.Marks
@@ -87,6 +89,9 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.locks = lock.New(a.rdb, a.cfg.RedisPrefix)
 	a.syncer = stocksync.New(a.db, a.stock, a.locks, now, a.log)
 	a.sales = sale.New(a.db, a.stock, a.syncer, now, a.log)
+	a.audit = audit.NewStore(a.db, now)
+	a.sales.SetAuditor(a.audit)
+	a.syncer.SetAuditor(a.audit)
 	if err := a.stock.LoadScripts(ctx); err != nil {
 		a.Close()
 		return nil, err
@@ -108,6 +113,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.feed = orderfeed.New(a.rdb, a.keys.OrdersChannel(), a.log)
 	a.sales.OnOrderChanged(a.feed.Announce)
 	a.hub = dashboard.New(dashboardSource{catalog.NewStore(a.db), a.syncer}, now, time.Second, a.log)
+	a.hub.FollowAudit(a.audit.Head)
 	a.rooms = room.New(a.rdb, a.keys)
 	// Ticks five times a second: admission is smooth at any rate, and a
 	// sell-out reaches waiting pages within a fifth of a second.
@@ -144,7 +150,7 @@ func (a *App) listen(now func() time.Time) error {
 	stopping := make(chan struct{})
 	engine := httpapi.New(httpapi.Deps{
 		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Sales: a.sales, Syncer: a.syncer,
-		Room: a.rooms, RoomEvents: a.roomWatch, Events: a.hub, OrderFeed: a.feed,
+		Room: a.rooms, RoomEvents: a.roomWatch, Events: a.hub, Audit: a.audit, OrderFeed: a.feed,
 		Limiter: a.limiter, Gate: a.gate, SoldOut: a.soldOut, Metrics: a.metrics,
 		Tokens: httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
 		Web:    web.FS, Logger: a.log, Now: now,

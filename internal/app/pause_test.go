@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -69,6 +70,15 @@ func TestPauseStopsEveryServerWithinASecond(t *testing.T) {
 		t.Fatalf("a second end moved the end: %s, first %s", again.raw, ended.str("ends_at"))
 	}
 	check(t, a.call(t, "POST", "/api/v1/admin/items/"+itoa(id)+"/pause", adminToken, nil), want{409, "sale_ended", ""})
+	// The log names each control once, newest first; the second end changed
+	// nothing, so it wrote nothing.
+	var actions []string
+	for _, e := range a.call(t, "GET", "/api/v1/admin/audit?item_id="+itoa(id), adminToken, nil).body["entries"].([]any) {
+		actions = append(actions, e.(map[string]any)["action"].(string))
+	}
+	if got := strings.Join(actions, ","); got != "end,resume,pause,create" {
+		t.Fatalf("audit log of the sale: %s", got)
+	}
 	check(t, a.call(t, "POST", "/api/v1/admin/items/999999/pause", adminToken, nil), want{404, "item_not_found", ""})
 	check(t, a.call(t, "POST", "/api/v1/admin/items/"+itoa(id)+"/pause", "", nil), want{401, "unauthenticated", ""})
 }

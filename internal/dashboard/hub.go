@@ -36,6 +36,9 @@ type Snapshot struct {
 	// ComputeMS is how long the snapshot took, so the cost of the stream
 	// is visible on the dashboard itself.
 	ComputeMS float64 `json:"compute_ms"`
+	// AuditHead is the id of the newest audit log entry, so the dashboard's
+	// audit panel reloads only when something was recorded, on any server.
+	AuditHead int64 `json:"audit_head"`
 }
 
 // Hub ticks, computes and broadcasts.
@@ -44,6 +47,7 @@ type Hub struct {
 	now      func() time.Time
 	interval time.Duration
 	log      *slog.Logger
+	head     func(ctx context.Context) (int64, error) // FollowAudit
 
 	mu     sync.Mutex
 	subs   map[chan []byte]struct{}
@@ -55,6 +59,10 @@ type Hub struct {
 func New(src Source, now func() time.Time, interval time.Duration, log *slog.Logger) *Hub {
 	return &Hub{src: src, now: now, interval: interval, log: log, subs: map[chan []byte]struct{}{}}
 }
+
+// FollowAudit has each snapshot carry head's answer, the newest audit log
+// entry's id (audit.Store.Head). Call it before Run.
+func (h *Hub) FollowAudit(head func(ctx context.Context) (int64, error)) { h.head = head }
 
 // Subscribe returns a channel of encoded snapshots, starting with the latest
 // one, and a function that ends the subscription. A slow reader misses
@@ -158,6 +166,11 @@ func (h *Hub) Compute(ctx context.Context) (Snapshot, error) {
 		}
 		snap.Rows = append(snap.Rows, Row{Stats: st, Name: it.Name, Status: it.Status(now, left),
 			StartsAt: it.StartsAt.UTC(), EndsAt: it.EndsAt.UTC()})
+	}
+	if h.head != nil {
+		if snap.AuditHead, err = h.head(ctx); err != nil {
+			return Snapshot{}, err
+		}
 	}
 	snap.ComputeMS = float64(time.Since(start).Microseconds()) / 1000
 	return snap, nil

@@ -17,13 +17,14 @@ type SaleChanger interface {
 	UpdateVariant(ctx context.Context, itemID, variantID int64, p catalog.VariantPatch) (catalog.Item, error)
 	AddVariant(ctx context.Context, itemID int64, v catalog.Variant) (catalog.Item, error)
 	DeleteVariant(ctx context.Context, itemID, variantID int64) (catalog.Item, error)
+	// Warm is an admin's warm, recorded in the audit log.
+	Warm(ctx context.Context, itemID int64) error
 	SaleControl
 }
 
 // SyncAdmin keeps Redis in step with MySQL on an admin's word
 // (stocksync.Syncer).
 type SyncAdmin interface {
-	Warm(ctx context.Context, itemID int64) error
 	Stats(ctx context.Context, itemID int64) (stocksync.Stats, error)
 	Reconcile(ctx context.Context) (stocksync.Report, error)
 }
@@ -40,6 +41,7 @@ type adminAPI struct {
 	sales     SaleChanger
 	sync      SyncAdmin
 	dashboard Events
+	audit     AuditLog
 	sse       sseStreams
 }
 
@@ -92,7 +94,7 @@ func (a adminAPI) warmItem(c *gin.Context) {
 		a.fail(c, err)
 		return
 	}
-	if err := a.sync.Warm(c.Request.Context(), id); err != nil {
+	if err := a.sales.Warm(c.Request.Context(), id); err != nil {
 		a.fail(c, err)
 		return
 	}

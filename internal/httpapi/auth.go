@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/ratelimit"
 	"github.com/seckill/seckill/internal/soldout"
 )
@@ -137,15 +138,25 @@ func (g *guards) shopper(c *gin.Context) {
 func userOf(c *gin.Context) string { return c.GetString(userKey) }
 
 // admin requires the admin token as a bearer token, or the dashboard's
-// session cookie.
+// session cookie. The request's context then names the admin, by a
+// fingerprint of the credential, and the request id, for the audit log.
 func (g *guards) admin(c *gin.Context) {
-	if g.isAdminToken(bearer(c.GetHeader("Authorization"))) {
+	if tok := bearer(c.GetHeader("Authorization")); g.isAdminToken(tok) {
+		actAs(c, audit.Fingerprint("token", tok))
 		return
 	}
 	if cookie, err := c.Cookie(AdminCookie); err == nil && g.adminSess.valid(cookie) {
+		actAs(c, audit.Fingerprint("session", cookie))
 		return
 	}
 	g.fail(c, errAdminOnly)
+}
+
+// actAs puts who acts, and the id requestLog gave the request, in the
+// request's context, where the services find them.
+func actAs(c *gin.Context, who string) {
+	id := c.Writer.Header().Get("X-Request-Id")
+	c.Request = c.Request.WithContext(audit.WithActor(c.Request.Context(), who, id))
 }
 
 // isAdminToken compares in constant time. Hashing both sides first keeps the

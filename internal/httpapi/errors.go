@@ -76,6 +76,10 @@ var (
 	errPauseEnded      = apiErr(http.StatusConflict, "sale_ended", "the sale has ended; there is nothing to pause or resume")
 	errSoldOut         = soldOutErr(nil)
 	errVariantNotFound = apiErr(http.StatusNotFound, "variant_not_found", "this sale has no such variant")
+	errAuditLimit      = &Error{Status: http.StatusBadRequest, Code: "invalid_limit",
+		Message: "limit must be a whole number from 1 to 200", Field: "limit"}
+	errAuditCursor = &Error{Status: http.StatusBadRequest, Code: "invalid_cursor",
+		Message: "cursor must be a next_cursor this route returned", Field: "cursor"}
 	errVariantRequired = &Error{Status: http.StatusBadRequest, Code: "variant_required",
 		Message: "this sale has several variants: name one with variant_id", Field: "variant_id"}
 	errLabelTaken          = apiErr(http.StatusConflict, "label_taken", "another variant of this sale has that label")

@@ -27,6 +27,7 @@ type Deps struct {
 	Room       Room               // room.Store: the waiting rooms of sales that have one
 	RoomEvents RoomEvents         // room.Watcher: their live standings
 	Events     Events             // dashboard.Hub: the admin dashboard's live snapshots
+	Audit      AuditLog           // audit.Store: the admin actions recorded
 	OrderFeed  OrderFeed          // orderfeed.Feed: wakes the streams following an order; nil: they look every few seconds
 	Limiter    *ratelimit.Limiter // nil: no rate limits
 	Gate       *admission.Gate    // nil: every purchase reaches Redis
@@ -147,6 +148,7 @@ func New(d Deps) *gin.Engine {
 	adm.POST("/items/:id/end", admin.endItem)
 	adm.GET("/items/:id/stats", admin.itemStats)
 	adm.GET("/reconcile", admin.reconcile)
+	adm.GET("/audit", admin.auditLog)
 	return r
 }
 
@@ -186,7 +188,7 @@ func newAreas(d Deps) areas {
 			feed: d.OrderFeed, sse: sse},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
 			window: purchaseTok.ttl, admissions: admissionTok},
-		admin: adminAPI{saleView: sales, sales: d.Sales, sync: d.Syncer, dashboard: d.Events, sse: sse},
+		admin: adminAPI{saleView: sales, sales: d.Sales, sync: d.Syncer, dashboard: d.Events, audit: d.Audit, sse: sse},
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/catalog"
 )
 
@@ -37,7 +38,11 @@ func (s *Service) setPaused(ctx context.Context, id int64, paused bool) (catalog
 	if cur.Paused == paused {
 		return cur, nil
 	}
-	return s.Update(ctx, id, catalog.Patch{Paused: &paused})
+	action := audit.ActionResume
+	if paused {
+		action = audit.ActionPause
+	}
+	return s.update(ctx, id, catalog.Patch{Paused: &paused}, action)
 }
 
 // End closes a sale now: its end moves to this moment (and its start too,
@@ -58,5 +63,5 @@ func (s *Service) End(ctx context.Context, id int64) (catalog.Item, error) {
 	if cur.StartsAt.After(now) {
 		p.StartsAt = &now
 	}
-	return s.Update(ctx, id, p)
+	return s.update(ctx, id, p, audit.ActionEnd)
 }

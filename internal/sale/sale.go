@@ -1,9 +1,10 @@
 // Package sale owns the life of a sale across MySQL and Redis: creating and
 // changing it, buying into it when Redis has not seen it yet, paying and
 // cancelling its orders, and the payment timeout. The handlers change a sale
-// and its orders through Service (an admin's warm or repair goes straight to
-// package stocksync, which keeps the two sides in step); the stores below it
-// (catalog, order, stock) each see one side.
+// and its orders through Service, which records each admin change in the
+// audit log (an admin's reconcile goes straight to package stocksync, which
+// keeps the two sides in step); the stores below it (catalog, order, stock)
+// each see one side.
 package sale
 
 import (
@@ -13,6 +14,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/stock"
@@ -29,6 +31,8 @@ type Service struct {
 	log    *slog.Logger
 	// changed, if set, is told the id of every order paid or cancelled.
 	changed func(ctx context.Context, orderIDs []string)
+	// auditor, if set, records every admin change (SetAuditor).
+	auditor audit.Recorder
 }
 
 // OnOrderChanged has fn told the id of every order paid or cancelled here,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/stock"
 	"github.com/seckill/seckill/internal/sync/stocksync"
@@ -16,18 +17,25 @@ import (
 // warms, which take a shared lock) see one consistent order of changes.
 // Redis goes first because only Redis knows the stock reserved but not yet
 // persisted: it refuses atomically to go below zero (stock.ErrStockConflict).
-// If MySQL then fails to commit, the Redis change is undone. It returns
+// If MySQL then fails to commit, the Redis change is undone. The fields
+// that changed are recorded in the audit log, before and after. It returns
 // catalog.ErrNotFound, catalog.ErrStockConflict or stock.ErrStockConflict.
 func (s *Service) Update(ctx context.Context, id int64, p catalog.Patch) (catalog.Item, error) {
+	return s.update(ctx, id, p, audit.ActionUpdate)
+}
+
+// update is Update recorded as action: pause, resume and end are updates
+// too, but the log names them.
+func (s *Service) update(ctx context.Context, id int64, p catalog.Patch, action string) (catalog.Item, error) {
 	// A change half applied must not be abandoned because the client hung up.
 	ctx = context.WithoutCancel(ctx)
-	var it catalog.Item
+	var cur, it catalog.Item
 	// A drift correction measuring between our Redis and MySQL steps would
 	// take our change for drift and undo it; and the sale's settings go to
 	// Redis under the lock too, or two updates could land them out of order.
 	err := s.sync.Exclusive(ctx, id, func(ctx context.Context) error {
 		var err error
-		if it, err = s.updateLocked(ctx, id, p); err != nil {
+		if cur, it, err = s.updateLocked(ctx, id, p); err != nil {
 			return err
 		}
 		return s.stock.SetMeta(ctx, id, stocksync.MetaOf(it))
@@ -35,12 +43,17 @@ func (s *Service) Update(ctx context.Context, id int64, p catalog.Patch) (catalo
 	if err != nil {
 		return catalog.Item{}, fmt.Errorf("update item %d: %w", id, err)
 	}
+	if before, after := changed(saleFields(cur), saleFields(it)); len(after) > 0 {
+		s.record(ctx, action, id, before, after)
+	}
 	return it, nil
 }
 
-func (s *Service) updateLocked(ctx context.Context, id int64, p catalog.Patch) (catalog.Item, error) {
+// updateLocked returns the sale as it was and as it is now.
+func (s *Service) updateLocked(ctx context.Context, id int64, p catalog.Patch) (was, it catalog.Item, err error) {
 	var adj adjustment
-	it, err := s.items.Update(ctx, id, p, func(cur, next catalog.Item) error {
+	it, err = s.items.Update(ctx, id, p, func(cur, next catalog.Item) error {
+		was = cur
 		// Only a sale of one variant changes its stock here (the store
 		// refuses it otherwise).
 		delta := int64(next.StockTotal - cur.StockTotal)
@@ -52,7 +65,7 @@ func (s *Service) updateLocked(ctx context.Context, id int64, p catalog.Patch) (
 	if err != nil {
 		s.undo(adj)
 	}
-	return it, err
+	return was, it, err
 }
 
 // adjustment is a Redis stock change made while MySQL's is not committed.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/stock"
 	"github.com/seckill/seckill/internal/sync/stocksync"
@@ -19,10 +21,12 @@ import (
 func (s *Service) UpdateVariant(ctx context.Context, itemID, variantID int64, p catalog.VariantPatch) (catalog.Item, error) {
 	ctx = context.WithoutCancel(ctx)
 	var it catalog.Item
+	var was, now catalog.Variant
 	err := s.sync.Exclusive(ctx, itemID, func(ctx context.Context) error {
 		var adj adjustment
 		var err error
 		it, err = s.items.UpdateVariant(ctx, itemID, variantID, p, func(_ catalog.Item, cur, next catalog.Variant) error {
+			was, now = cur, next
 			return s.adjust(ctx, &adj, itemID, variantID, int64(next.StockTotal-cur.StockTotal))
 		})
 		if err != nil {
@@ -35,6 +39,7 @@ func (s *Service) UpdateVariant(ctx context.Context, itemID, variantID int64, p 
 	if err != nil {
 		return catalog.Item{}, fmt.Errorf("update variant %d of item %d: %w", variantID, itemID, err)
 	}
+	s.record(ctx, audit.ActionVariantUpdate, itemID, variantFields(was), variantFields(now))
 	return it, nil
 }
 
@@ -59,6 +64,7 @@ func (s *Service) AddVariant(ctx context.Context, itemID int64, v catalog.Varian
 	if err != nil {
 		return catalog.Item{}, fmt.Errorf("add variant to item %d: %w", itemID, err)
 	}
+	s.record(ctx, audit.ActionVariantAdd, itemID, nil, variantFields(added(it, v.Label)))
 	return it, nil
 }
 
@@ -73,8 +79,11 @@ func (s *Service) AddVariant(ctx context.Context, itemID int64, v catalog.Varian
 func (s *Service) DeleteVariant(ctx context.Context, itemID, variantID int64) (catalog.Item, error) {
 	ctx = context.WithoutCancel(ctx)
 	var it catalog.Item
+	var gone catalog.Variant
 	err := s.sync.Exclusive(ctx, itemID, func(ctx context.Context) error {
-		adj, err := s.takeOffSale(ctx, itemID, variantID)
+		var adj adjustment
+		var err error
+		gone, adj, err = s.takeOffSale(ctx, itemID, variantID)
 		if err != nil {
 			return err
 		}
@@ -88,27 +97,40 @@ func (s *Service) DeleteVariant(ctx context.Context, itemID, variantID int64) (c
 	if err != nil {
 		return catalog.Item{}, fmt.Errorf("delete variant %d of item %d: %w", variantID, itemID, err)
 	}
+	s.record(ctx, audit.ActionVariantDelete, itemID, variantFields(gone), nil)
 	return it, nil
 }
 
 // takeOffSale takes all of a variant's stock out of Redis, refused
 // (catalog.ErrSaleOpened) if Redis holds less than its stock_total: a
-// reservation holds a unit. A sale Redis does not hold needs nothing.
-func (s *Service) takeOffSale(ctx context.Context, itemID, variantID int64) (adjustment, error) {
+// reservation holds a unit. A sale Redis does not hold needs nothing. It
+// returns the variant as it was.
+func (s *Service) takeOffSale(ctx context.Context, itemID, variantID int64) (catalog.Variant, adjustment, error) {
 	cur, err := s.items.Get(ctx, itemID)
 	if err != nil {
-		return adjustment{}, err
+		return catalog.Variant{}, adjustment{}, err
 	}
 	v, ok := cur.Variant(variantID)
 	if !ok {
-		return adjustment{}, catalog.ErrVariantNotFound
+		return catalog.Variant{}, adjustment{}, catalog.ErrVariantNotFound
 	}
 	var adj adjustment
 	err = s.adjust(ctx, &adj, itemID, variantID, -int64(v.StockTotal))
 	if errors.Is(err, stock.ErrStockConflict) {
-		return adjustment{}, catalog.ErrSaleOpened
+		return catalog.Variant{}, adjustment{}, catalog.ErrSaleOpened
 	}
-	return adj, err
+	return v, adj, err
+}
+
+// added finds the variant just added to it by its label, which no other
+// variant of the sale shares.
+func added(it catalog.Item, label string) catalog.Variant {
+	for _, v := range it.Variants {
+		if strings.EqualFold(v.Label, label) {
+			return v
+		}
+	}
+	return catalog.Variant{Label: label}
 }
 
 // rewarm warms a sale whose variants changed; the caller holds its sync

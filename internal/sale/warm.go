@@ -3,7 +3,9 @@ package sale
 import (
 	"context"
 	"errors"
+	"fmt"
 
+	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/room"
 	"github.com/seckill/seckill/internal/stock"
 )
@@ -45,4 +47,30 @@ func (s *Service) warmMissing(ctx context.Context, itemID int64) error {
 		return err
 	}
 	return s.sync.Warm(ctx, itemID)
+}
+
+// Warm is an admin's warm: it copies the sale's stock from MySQL into Redis
+// (stocksync.Syncer.Warm) and records in the audit log the levels Redis had
+// and the levels it got, read just before and just after (a purchase in
+// between shows in them). It returns the warm's errors.
+func (s *Service) Warm(ctx context.Context, itemID int64) error {
+	before := s.levels(ctx, itemID)
+	if err := s.sync.Warm(ctx, itemID); err != nil {
+		return err
+	}
+	s.record(ctx, audit.ActionWarm, itemID, before, s.levels(ctx, itemID))
+	return nil
+}
+
+// levels are a sale's stock in Redis as the audit log shows it, nil when
+// Redis does not hold the sale; a read that fails says so instead.
+func (s *Service) levels(ctx context.Context, itemID int64) any {
+	lv, err := s.stock.Levels(ctx, []int64{itemID})
+	if err != nil {
+		return map[string]string{"error": fmt.Sprintf("could not read Redis: %v", err)}
+	}
+	if l, ok := lv[itemID]; ok {
+		return l
+	}
+	return nil
 }

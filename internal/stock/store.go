@@ -177,10 +177,11 @@ func (s *Store) Adjust(ctx context.Context, itemID, variantID, delta int64) (int
 	return 0, fmt.Errorf("%s: unknown code %d", op, res[0])
 }
 
-// Level is a warm sale's stock in Redis: the whole sale's and each variant's.
+// Level is a warm sale's stock in Redis: the whole sale's and each variant's
+// (by variant id), as the audit log shows it.
 type Level struct {
-	Total    int64
-	Variants map[int64]int64
+	Total    int64           `json:"stock"`
+	Variants map[int64]int64 `json:"variants"`
 }
 
 // Levels returns the stock in Redis of each item that is warm; items missing

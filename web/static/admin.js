@@ -66,6 +66,7 @@ const shown = (r) => (r.variants && r.variants.length > 1 ? r.variants : []);
 
 function onSnapshot(snap) {
   last = snap;
+  window.dispatchEvent(new CustomEvent('admin:snapshot', { detail: snap })); // for the audit panel
   offsetMs = Date.parse(snap.server_time) - Date.now();
   const t = Date.parse(snap.server_time) / 1000;
   $('#cost').textContent = `Last snapshot took ${snap.compute_ms.toFixed(1)} ms on the server.`;

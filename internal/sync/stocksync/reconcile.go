@@ -31,7 +31,8 @@ type Report struct {
 // drifted: a sale Redis lost is warmed again, a wrong stock count is
 // corrected by the drift measured. MySQL's own numbers are never rewritten;
 // a disagreement inside MySQL is reported for a person. Every action is
-// recorded in the reconcile_log table.
+// recorded in the reconcile_log table, and each repair in the audit log
+// (reconcile_repair) as the admin's in ctx, or the system's for the job.
 func (s *Syncer) Reconcile(ctx context.Context) (Report, error) {
 	now := s.now()
 	open, err := catalog.NewStore(s.db).ListOpen(ctx, now)
@@ -68,6 +69,7 @@ func (s *Syncer) reconcileItem(ctx context.Context, id int64) (ItemReport, error
 	}
 	ir := ItemReport{Stats: st, Actions: []string{}}
 	var done []action
+	var moves []move
 	switch {
 	case st.StockRedis == nil:
 		if err := s.Warm(ctx, id); err != nil {
@@ -81,8 +83,7 @@ func (s *Syncer) reconcileItem(ctx context.Context, id int64) (ItemReport, error
 		}
 		done = append(done, action{"warm", "warmed from MySQL: Redis's sale total disagreed with its variants"})
 	case st.drifted():
-		moves, err := s.lockedCorrect(ctx, id)
-		if err != nil {
+		if moves, err = s.lockedCorrect(ctx, id); err != nil {
 			return ir, err
 		}
 		for _, m := range moves {
@@ -91,6 +92,9 @@ func (s *Syncer) reconcileItem(ctx context.Context, id int64) (ItemReport, error
 		}
 	}
 	ir.Repaired = len(done) > 0 // a note for a person repairs nothing
+	if ir.Repaired {
+		s.audit(ctx, st, done, moves)
+	}
 	if !mysqlConsistent(st) {
 		done = append(done, action{"needs_attention", "MySQL stock disagrees with its own orders: left for a person to check"})
 	}

@@ -22,6 +22,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
@@ -40,6 +41,9 @@ type Syncer struct {
 	// betweenReads, when set by a test, runs after Stats reads Redis and
 	// before it reads MySQL: the window its accounting must survive.
 	betweenReads func()
+	// auditor, if set, records each repair reconciliation makes
+	// (SetAuditor).
+	auditor audit.Recorder
 }
 
 // New returns a syncer whose sale locks are taken from locks; now is the
