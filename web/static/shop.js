@@ -111,7 +111,8 @@ async function more() {
 // queue runs the list's reads one at a time: a refresh and a click on
 // "More sales" must not paint over each other.
 let queue = Promise.resolve();
-const queued = (f) => () => { queue = queue.then(f); return queue; };
+// A failure is shown by f itself; the catch only keeps the queue going.
+const queued = (f) => () => { queue = queue.then(f).catch(() => {}); return queue; };
 
 async function main() {
   const who = await header();
