@@ -1,6 +1,8 @@
 package app_test
 
 import (
+	"context"
+	"fmt"
 	"net/url"
 	"sync"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/testenv"
 )
 
@@ -131,4 +134,67 @@ func TestBrowserSalePageMissing(t *testing.T) {
 	if !b.eval(`document.querySelector('#sale').classList.contains('hidden')`) {
 		t.Fatal("a missing sale shows the sale card")
 	}
+}
+
+// TestBrowserShopMoreSales: with more sales than one page, the shop shows
+// the first 20, open ones first, and "More sales" adds the next page below
+// them, then hides itself on the last page; the page's refresh keeps both
+// pages shown, reading the list a page at a time.
+//
+// Serial, like every browser test: see browser_test.go.
+func TestBrowserShopMoreSales(t *testing.T) {
+	clk := &liveClock{}
+	s := startLive(t, clk)
+	store, now := catalog.NewStore(s.db.Gorm), clk.Now()
+	var open, ended []int64
+	for i := range 26 {
+		starts := now.Add(time.Duration(i-10) * time.Hour) // 10 live, then upcoming
+		if i >= 21 {
+			starts = now.Add(-time.Duration(i) * 24 * time.Hour) // ended days ago
+		}
+		it, err := store.Create(context.Background(), catalog.Item{Name: fmt.Sprintf("Drop %d", i+1), PriceCents: 1900,
+			StockTotal: 5, PerUserLimit: 1, StartsAt: starts, EndsAt: starts.Add(12 * time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i < 21 {
+			open = append(open, it.ID)
+		} else {
+			ended = append(ended, it.ID)
+		}
+	}
+	b := newTab(t, s)
+	net := listenNet(b)
+	b.open("/")
+	b.until(`document.querySelectorAll('#sales .sale-card').length === 20 && !document.querySelector('#more').classList.contains('hidden')`, 10*time.Second)
+	if first, last := b.eval(`document.querySelector('#sales .sale-card').dataset.item === '`+itoa(open[0])+`'`),
+		b.eval(`document.querySelectorAll('#sales .sale-card')[19].dataset.item === '`+itoa(open[19])+`'`); !first || !last {
+		t.Fatal("the first page does not show the open sales by their opening, soonest started first")
+	}
+	b.do(chromedp.EmulateViewport(1280, 800))
+	b.shot("first-page")
+
+	b.do(chromedp.Click(css("#more")))
+	b.until(`document.querySelectorAll('#sales .sale-card').length === 26 && document.querySelector('#more').classList.contains('hidden')`, 10*time.Second)
+	want := append(open[20:], ended[0])
+	for i, id := range want {
+		if !b.eval(fmt.Sprintf(`document.querySelectorAll('#sales .sale-card')[%d].dataset.item === '%d'`, 20+i, id)) {
+			t.Fatalf("card %d after More sales is not sale %d: the next page shows the last open sale, then the most recently ended", 21+i, id)
+		}
+	}
+	if !b.eval(`document.activeElement.closest('.sale-card')?.dataset.item === '` + itoa(open[20]) + `'`) {
+		t.Fatal("More sales left the focus off the first sale it added")
+	}
+	b.shot("more")
+
+	// Two refreshes later (each reads the two pages shown), both pages are still there.
+	read := net.count("/api/v1/items")
+	if !testenv.Eventually(10*time.Second, func() bool { return net.count("/api/v1/items") >= read+4 }) {
+		t.Fatalf("the page read the list %d times in 10 s after More sales", net.count("/api/v1/items")-read)
+	}
+	if !b.eval(`document.querySelectorAll('#sales .sale-card').length === 26 && document.querySelector('#more').classList.contains('hidden')`) {
+		t.Fatal("a refresh lost the second page")
+	}
+	b.do(chromedp.EmulateViewport(390, 844))
+	b.shot("phone")
 }

@@ -15,6 +15,7 @@ package app_test
 // startFuzzServer holds SIGINT, which is process-wide.
 
 import (
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -113,15 +114,23 @@ func FuzzPurchaseEndToEnd(f *testing.F) {
 	})
 }
 
-// itemCount is the number of sales in the shop's list.
+// itemCount is the number of sales in the shop's list, every page of it.
 func (s *server) itemCount(tb testing.TB) int {
 	tb.Helper()
-	r := s.call(tb, "GET", "/api/v1/items", "", nil)
-	items, ok := r.body["items"].([]any)
-	if r.status != 200 || !ok {
-		tb.Fatalf("list items: %d %s", r.status, r.raw)
+	n, path := 0, "/api/v1/items?limit=100"
+	for {
+		r := s.call(tb, "GET", path, "", nil)
+		items, ok := r.body["items"].([]any)
+		if r.status != 200 || !ok {
+			tb.Fatalf("list items: %d %s", r.status, r.raw)
+		}
+		n += len(items)
+		next, _ := r.body["next_cursor"].(string)
+		if next == "" {
+			return n
+		}
+		path = "/api/v1/items?limit=100&cursor=" + url.QueryEscape(next)
 	}
-	return len(items)
 }
 
 func FuzzAdminCreateEndToEnd(f *testing.F) {

@@ -93,6 +93,10 @@ var (
 		Message: "quantity must be a whole number from 1 to the per-shopper limit", Field: "quantity"}
 	errOverLimit = &Error{Status: http.StatusBadRequest, Code: "invalid_quantity",
 		Message: "quantity is above the per-shopper limit", Field: "quantity"}
+	errInvalidLimit = &Error{Status: http.StatusBadRequest, Code: "invalid_limit",
+		Message: "limit must be a whole number from 1 to 100", Field: "limit"}
+	errInvalidCursor = &Error{Status: http.StatusBadRequest, Code: "invalid_cursor",
+		Message: "cursor must be a next_cursor this list answered", Field: "cursor"}
 	errIdempotencyReused = apiErr(http.StatusUnprocessableEntity, "idempotency_key_reused", "this Idempotency-Key was used for a different request")
 	errAlreadyPurchased  = apiErr(http.StatusConflict, "already_purchased", "you already hold an order for this sale")
 

@@ -13,7 +13,9 @@ import (
 // SaleReader reads sales from MySQL (catalog.Store).
 type SaleReader interface {
 	Get(ctx context.Context, id int64) (catalog.Item, error)
-	List(ctx context.Context) ([]catalog.Item, error)
+	// Page is a page of the shop's list and the cursor of the next, nil
+	// on the last page.
+	Page(ctx context.Context, c catalog.Cursor, limit int) ([]catalog.Item, *catalog.Cursor, error)
 }
 
 // StockLevels reads live stock from Redis (stock.Store).
@@ -108,26 +110,4 @@ func (v saleView) writeItem(c *gin.Context, status int, it catalog.Item) {
 		return
 	}
 	c.JSON(status, present(it, levels, v.now()))
-}
-
-// presentAll shows every sale with its live stock.
-func (v saleView) presentAll(ctx context.Context) ([]itemJSON, error) {
-	items, err := v.catalog.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]int64, len(items))
-	for i, it := range items {
-		ids[i] = it.ID
-	}
-	levels, err := v.stock.Levels(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	now := v.now()
-	out := make([]itemJSON, len(items))
-	for i, it := range items {
-		out[i] = present(it, levels, now)
-	}
-	return out, nil
 }

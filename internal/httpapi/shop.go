@@ -41,10 +41,21 @@ type shopAPI struct {
 	newOrderID func() string
 }
 
-// listItems answers every sale from the shared snapshot, with this
-// moment's server_time beside it: pages sync their clocks from it.
+// listItems answers a page of the sales, with this moment's server_time
+// beside it: pages sync their clocks from it. The first page at the
+// default limit comes from the shared snapshot.
 func (s shopAPI) listItems(c *gin.Context) {
-	snap, err := s.snaps.listed(c.Request.Context())
+	cur, limit, err := pageQuery(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	var snap snapshot
+	if cur == nil && limit == defaultPageLimit {
+		snap, err = s.snaps.firstPage(c.Request.Context())
+	} else {
+		snap, err = s.snaps.page(c.Request.Context(), cur, limit)
+	}
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -54,8 +65,10 @@ func (s shopAPI) listItems(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
+	// The snapshot is the page's JSON object: server_time goes in before
+	// its closing brace.
 	body := make([]byte, 0, len(snap.body)+64)
-	body = append(append(append(append(body, `{"items":`...), snap.body...), `,"server_time":`...), now...)
+	body = append(append(append(body, snap.body[:len(snap.body)-1]...), `,"server_time":`...), now...)
 	c.Data(http.StatusOK, "application/json; charset=utf-8", append(body, '}'))
 }
 

@@ -13,6 +13,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/seckill/seckill/internal/catalog"
 )
 
 // snapshotAge is how long a sale's encoded JSON is shared before it is
@@ -41,7 +43,7 @@ type snapshots struct {
 	view  saleView
 	mu    sync.Mutex
 	items map[int64]snapshot
-	list  snapshot // the items array of GET /items
+	list  snapshot // the first page of GET /items at the default limit, without server_time
 	// gen counts forgets: a read begun before one must neither be stored
 	// nor joined after it, or the change it missed would show again.
 	gen   uint64
@@ -114,16 +116,31 @@ func (s *snapshots) item(ctx context.Context, id int64) (snapshot, error) {
 	}, func(snap snapshot) { s.items[id] = snap })
 }
 
-// listed returns the JSON array of every sale, shared like item.
-func (s *snapshots) listed(ctx context.Context) (snapshot, error) {
+// firstPage returns the list's first page at the default limit, shared
+// like item: it is the page every shopper loads at the opening second.
+func (s *snapshots) firstPage(ctx context.Context) (snapshot, error) {
 	s.mu.Lock()
 	snap := s.list
 	s.mu.Unlock()
 	if snap.body != nil && time.Since(snap.at) < snapshotAge {
 		return snap, nil
 	}
-	return s.shared(ctx, "list", func(ctx context.Context) (any, error) { return s.view.presentAll(ctx) },
-		func(snap snapshot) { s.list = snap })
+	return s.shared(ctx, "list", func(ctx context.Context) (any, error) {
+		return s.view.presentPage(ctx, catalog.FirstPage(s.view.now()), defaultPageLimit)
+	}, func(snap snapshot) { s.list = snap })
+}
+
+// page reads any other page of the list. It is not kept: a page past the
+// first reads only its own few rows, and few shoppers ask for the same one
+// at once; those who do share the read.
+func (s *snapshots) page(ctx context.Context, cur *catalog.Cursor, limit int) (snapshot, error) {
+	c := catalog.FirstPage(s.view.now())
+	if cur != nil {
+		c = *cur
+	}
+	key := "page." + strconv.Itoa(limit) + "." + encodeCursor(c)
+	return s.shared(ctx, key, func(ctx context.Context) (any, error) { return s.view.presentPage(ctx, c, limit) },
+		func(snapshot) {})
 }
 
 func encodeSnapshot(v any) (snapshot, error) {

@@ -107,12 +107,14 @@ export function keepClockSynced(everyMs = 30000) {
 
 export const serverNow = () => Date.now() + offsetMs;
 
-// fetchItems loads the sales and syncs the clock with the same answer.
-export async function fetchItems() {
+// fetchItems loads a page of the sales, the first without a cursor, and
+// syncs the clock with the same answer: {items, next}, next being the
+// cursor of the page after, or null on the last page.
+export async function fetchItems(cursor = null) {
   const sent = Date.now();
-  const data = await api('GET', '/api/v1/items');
+  const data = await api('GET', cursor ? `/api/v1/items?cursor=${encodeURIComponent(cursor)}` : '/api/v1/items');
   syncClock(data.server_time, sent, Date.now());
-  return data.items;
+  return { items: data.items, next: data.next_cursor || null };
 }
 
 // fetchItem loads one sale, or null when there is no such sale. It uses

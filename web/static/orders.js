@@ -3,7 +3,7 @@
 // change only when the shopper pays or cancels here (the list is read
 // again at once), or by the payment timeout or another tab, which a slow
 // reload of the list shows. The page used to read the whole list every 2 s.
-import { $, el, api, fetchItems, header, humanError } from './api.js';
+import { $, el, api, fetchItem, header, humanError } from './api.js';
 import { followOrder } from './orderfeed.js';
 
 // How often the whole list is read again, and how many pending orders are
@@ -19,9 +19,8 @@ const streams = new Map(); // order id -> stop, for the pending orders followed
 
 async function load() {
   try {
-    const [{ orders }, items] = await Promise.all([api('GET', '/api/v1/orders'), fetchItems()]);
-    names = Object.fromEntries(items.map((it) => [it.id, it.name]));
-    several = Object.fromEntries(items.map((it) => [it.id, it.variants.length > 1]));
+    const { orders } = await api('GET', '/api/v1/orders');
+    await learnSales(orders);
     $('#orders').replaceChildren(...orders.map(row));
     $('#empty').classList.toggle('hidden', orders.length > 0);
     $('#error').textContent = '';
@@ -29,6 +28,18 @@ async function load() {
   } catch (err) {
     $('#error').textContent = humanError(err);
   }
+}
+
+// learnSales reads the sales the orders are from, once each: the shop's
+// list pages, and a shopper's old orders may be from sales long gone from
+// its first page.
+async function learnSales(orders) {
+  const missing = [...new Set(orders.map((o) => o.item_id))].filter((id) => !(id in names));
+  const sales = await Promise.all(missing.map((id) => fetchItem(id)));
+  missing.forEach((id, i) => {
+    names[id] = sales[i] ? sales[i].name : '';
+    several[id] = sales[i] ? sales[i].variants.length > 1 : undefined;
+  });
 }
 
 // followPending opens a stream for pending orders not yet followed, up to

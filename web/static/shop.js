@@ -47,28 +47,81 @@ function paint() {
   }
 }
 
-async function load() {
-  try {
-    items = await fetchItems();
-    $('#list-error').textContent = '';
-  } catch (err) {
-    $('#list-error').textContent = humanError(err);
-    return;
+let pages = 1; // pages of the list shown; a refresh reads as many again
+let next = null; // the cursor of the page after the last one shown
+
+// readPages reads the list's first n pages, each from the cursor of the
+// one before, so they share the first's split between open and ended
+// sales and none is shown twice.
+async function readPages(n) {
+  const all = [];
+  let cursor = null;
+  for (let i = 0; i < n; i++) {
+    const page = await fetchItems(cursor);
+    all.push(...page.items);
+    cursor = page.next;
+    if (!cursor) break;
   }
+  return { all, more: cursor };
+}
+
+function show(list, more) {
+  items = list;
+  next = more;
   const box = $('#sales');
-  const shown = [...box.children].map((c) => c.dataset.item).join();
-  if (shown !== items.map((it) => String(it.id)).join()) box.replaceChildren(...items.map(card));
+  const shown = [...box.children].map((c) => c.dataset.item);
+  const ids = items.map((it) => String(it.id));
+  // A page added below keeps the cards above (and their pictures) as they are.
+  if (shown.every((id, i) => id === ids[i])) box.append(...items.slice(shown.length).map(card));
+  else box.replaceChildren(...items.map(card));
   $('#empty').classList.toggle('hidden', items.length > 0);
+  $('#more').classList.toggle('hidden', !next);
   paint();
 }
+
+async function load() {
+  try {
+    const { all, more } = await readPages(pages);
+    $('#list-error').textContent = '';
+    show(all, more);
+  } catch (err) {
+    $('#list-error').textContent = humanError(err);
+  }
+}
+
+// more shows the next page below the ones shown and moves the focus to its
+// first sale, so a keyboard user carries on from where the button was.
+async function more() {
+  const btn = $('#more');
+  btn.disabled = true;
+  try {
+    const page = await fetchItems(next);
+    const known = new Set(items.map((it) => it.id));
+    const added = page.items.filter((it) => !known.has(it.id));
+    pages++;
+    show([...items, ...added], page.next);
+    if (added.length) document.querySelector(`[data-item="${added[0].id}"] h3 a`).focus();
+  } catch (err) {
+    $('#list-error').textContent = humanError(err);
+  } finally {
+    btn.disabled = false;
+  }
+}
+
+// queue runs the list's reads one at a time: a refresh and a click on
+// "More sales" must not paint over each other.
+let queue = Promise.resolve();
+// A failure is shown by f itself; the catch only keeps the queue going.
+const queued = (f) => () => { queue = queue.then(f).catch(() => {}); return queue; };
 
 async function main() {
   const who = await header();
   $('#signin').classList.toggle('hidden', !!who);
   signInForm($('#signin-form'), () => location.reload());
-  await load();
+  $('#more').addEventListener('click', queued(more));
+  await queued(load)();
   setInterval(paint, 250);
-  setInterval(load, 2000);
+  setInterval(queued(load), 2000);
 }
 
 main();

@@ -1,0 +1,147 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/redis/go-redis/v9"
+	"gorm.io/gorm"
+
+	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/keyspace"
+	"github.com/seckill/seckill/internal/stock"
+	"github.com/seckill/seckill/internal/testenv"
+)
+
+// reads notes the Redis keys and the MySQL rows of items a request read,
+// as the real clients saw them.
+type reads struct {
+	mu   sync.Mutex
+	keys []string
+	rows int64
+}
+
+func (r *reads) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (r *reads) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		r.note(cmd)
+		return next(ctx, cmd)
+	}
+}
+
+func (r *reads) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, c := range cmds {
+			r.note(c)
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// note records the key of every command but a new connection's set-up.
+func (r *reads) note(cmd redis.Cmder) {
+	if slices.Contains([]string{"hello", "client", "auth", "select", "ping"}, cmd.Name()) {
+		return
+	}
+	if args := cmd.Args(); len(args) > 1 {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.keys = append(r.keys, fmt.Sprint(args[1]))
+	}
+}
+
+func (r *reads) take() ([]string, int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	keys, rows := r.keys, r.rows
+	r.keys, r.rows = nil, 0
+	return keys, rows
+}
+
+// TestListPageReadsOnlyItsSales: with 600 sales in MySQL, each page of GET
+// /items (the shared first page and the ones after, at two sizes) reads
+// from Redis the stock keys of the sales it shows and no others, and from
+// MySQL's items table about as many rows as it shows.
+func TestListPageReadsOnlyItsSales(t *testing.T) {
+	t.Parallel()
+	db := testenv.MySQL(t)
+	rdb, prefix := testenv.Redis(t)
+	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	var items []catalog.Item
+	for i := range 600 {
+		at := now.Add(time.Duration(i-500) * time.Minute) // 500 ended, 100 open
+		items = append(items, catalog.Item{Name: "s", StockTotal: 1, Stock: 1, PerUserLimit: 1,
+			StartsAt: at.Add(-time.Hour), EndsAt: at})
+	}
+	if err := db.Gorm.CreateInBatches(&items, 300).Error; err != nil {
+		t.Fatal(err)
+	}
+	seen := &reads{}
+	rdb.AddHook(seen)
+	err := db.Gorm.Callback().Query().After("gorm:query").Register("count_item_rows", func(tx *gorm.DB) {
+		if tx.Statement.Table == "items" || tx.Statement.Schema != nil && tx.Statement.Schema.Table == "items" {
+			seen.mu.Lock()
+			seen.rows += tx.RowsAffected
+			seen.mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := keyspace.New(prefix)
+	v := saleView{replier: replier{log: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		catalog: catalog.NewStore(db.Gorm), stock: stock.NewStore(rdb, keys), now: func() time.Time { return now }}
+	shop := shopAPI{saleView: v, snaps: newSnapshots(v)}
+	r := gin.New()
+	r.GET("/items", shop.listItems)
+
+	for _, limit := range []string{"", "7"} {
+		query := "/items"
+		if limit != "" {
+			query += "?limit=" + limit
+		}
+		for page := 0; page < 4; page++ {
+			seen.take()
+			rec := httptest.NewRecorder()
+			r.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, query, nil))
+			var body struct {
+				Items      []itemJSON `json:"items"`
+				NextCursor string     `json:"next_cursor"`
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &body); rec.Code != 200 || err != nil || body.NextCursor == "" {
+				t.Fatalf("page %d at limit %q: %d %s", page, limit, rec.Code, rec.Body)
+			}
+			var want []string
+			for _, it := range body.Items {
+				k := keys.Item(it.ID)
+				want = append(want, k.Stock(), k.VariantStock())
+			}
+			got, rows := seen.take()
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("page %d at limit %q showed %d sales and read %d Redis keys:\n%v\nwant\n%v",
+					page, limit, len(body.Items), len(got), got, want)
+			}
+			if max := int64(2*len(body.Items) + 2); rows > max {
+				t.Fatalf("page %d at limit %q showed %d sales and read %d rows of items, want at most %d",
+					page, limit, len(body.Items), rows, max)
+			}
+			query = "/items?cursor=" + body.NextCursor
+			if limit != "" {
+				query += "&limit=" + limit
+			}
+		}
+	}
+}

@@ -1,0 +1,1 @@
+DROP INDEX idx_items_starts_at ON items;
