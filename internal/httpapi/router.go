@@ -14,6 +14,7 @@ import (
 	"github.com/seckill/seckill/internal/admission"
 	"github.com/seckill/seckill/internal/ratelimit"
 	"github.com/seckill/seckill/internal/soldout"
+	"github.com/seckill/seckill/internal/tally"
 )
 
 // Deps is what the server is built from: the domain parts, each as the
@@ -32,6 +33,8 @@ type Deps struct {
 	Gate       *admission.Gate    // nil: every purchase reaches Redis
 	SoldOut    *soldout.Marks     // nil: no local sold-out marks
 	Metrics    *Metrics
+	Reports    Reports    // report.Builder: post-sale reports from MySQL
+	Counters   *tally.Set // per-sale counts for the reports; nil: none
 	Tokens     *Tokens
 	Web        fs.FS // the pages, and their files under static/
 	Logger     *slog.Logger
@@ -104,6 +107,7 @@ func New(d Deps) *gin.Engine {
 	r.GET("/sale/:id", ops.page("sale.html"))
 	r.GET("/orders", ops.page("orders.html"))
 	r.GET("/admin", ops.page("admin.html"))
+	r.GET("/admin/sales/:id/report", ops.page("report.html"))
 	r.GET("/static/*filepath", ops.static)
 
 	v1, sess, shop, orders, room, admin := r.Group("/api/v1", g.sameOrigin), a.sessions, a.shop, a.orders, a.room, a.admin
@@ -121,7 +125,7 @@ func New(d Deps) *gin.Engine {
 	// A sale this server has seen sell out is answered before anything else,
 	// sign-in included: stock levels are public, and that storm must cost
 	// nothing.
-	v1.POST("/items/:id/purchase", d.Metrics.purchaseOutcome, g.soldOutMark, g.shopper, g.purchaseLimit(),
+	v1.POST("/items/:id/purchase", d.Metrics.purchaseOutcome, countPurchase(d.Counters), g.soldOutMark, g.shopper, g.purchaseLimit(),
 		g.requirePurchaseToken, shop.purchase)
 
 	v1.POST("/items/:id/room", g.shopper, g.limit("room"), room.join)
@@ -144,6 +148,8 @@ func New(d Deps) *gin.Engine {
 	adm.POST("/items/:id/warm", admin.warmItem)
 	adm.GET("/items/:id/stats", admin.itemStats)
 	adm.GET("/reconcile", admin.reconcile)
+	adm.GET("/items/:id/report", a.report.report)
+	adm.GET("/items/:id/orders.csv", a.report.ordersCSV)
 	return r
 }
 
@@ -157,6 +163,7 @@ type areas struct {
 	orders   orderAPI
 	room     roomAPI
 	admin    adminAPI
+	report   reportAPI
 	snaps    *snapshots
 }
 
@@ -182,8 +189,9 @@ func newAreas(d Deps) areas {
 		orders: orderAPI{replier: rep, catalog: d.Catalog, orders: d.Orders, pending: d.Stock, life: d.Sales,
 			feed: d.OrderFeed, sse: sse},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
-			window: purchaseTok.ttl, admissions: admissionTok},
-		admin: adminAPI{saleView: sales, sales: d.Sales, sync: d.Syncer, dashboard: d.Events, sse: sse},
+			window: purchaseTok.ttl, admissions: admissionTok, counters: d.Counters},
+		report: reportAPI{replier: rep, reports: d.Reports, orders: d.Orders},
+		admin:  adminAPI{saleView: sales, sales: d.Sales, sync: d.Syncer, dashboard: d.Events, sse: sse},
 	}
 }
 

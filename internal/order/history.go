@@ -1,0 +1,108 @@
+package order
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Page returns up to n of the sale's orders with ids after after ("" from
+// the start), by id, with their variants' labels: keyset pages, so reading a
+// sale of any size costs the same per row and holds one page at a time.
+func (s *Store) Page(ctx context.Context, itemID int64, after string, n int) ([]Order, error) {
+	out, err := s.find(ctx, s.labelled(ctx).Where("orders.item_id = ? AND orders.id > ?", itemID, after).
+		Order("orders.id").Limit(n))
+	if err != nil {
+		return nil, fmt.Errorf("page orders of item %d after %q: %w", itemID, after, err)
+	}
+	return out, nil
+}
+
+// CancelsByReason counts the sale's cancelled orders by cancel reason.
+func (s *Store) CancelsByReason(ctx context.Context, itemID int64) (map[string]int, error) {
+	var rows []struct {
+		Reason string
+		N      int
+	}
+	err := s.db.WithContext(ctx).Model(&row{}).Select("COALESCE(cancel_reason, '') AS reason, COUNT(*) AS n").
+		Where("item_id = ? AND status = ?", itemID, StatusCancelled).Group("reason").Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("count cancels of item %d: %w", itemID, err)
+	}
+	out := make(map[string]int, len(rows))
+	for _, r := range rows {
+		out[r.Reason] = r.N
+	}
+	return out, nil
+}
+
+// Buyers counts the shoppers who took an order in the sale, cancelled or not.
+func (s *Store) Buyers(ctx context.Context, itemID int64) (int, error) {
+	var n int
+	err := s.db.WithContext(ctx).Model(&row{}).Select("COUNT(DISTINCT user_id)").Where("item_id = ?", itemID).Scan(&n).Error
+	if err != nil {
+		return 0, fmt.Errorf("count buyers of item %d: %w", itemID, err)
+	}
+	return n, nil
+}
+
+// unitMoves is the sale's units over time: +quantity when an order was
+// taken, -quantity when it was cancelled (at cancelled_at, or updated_at
+// for an order cancelled before that was recorded). Its two parameters
+// are the item id, twice.
+const unitMoves = `SELECT created_at AS t, quantity AS d, 1 AS k FROM orders WHERE item_id = ?
+	UNION ALL SELECT COALESCE(cancelled_at, updated_at), -quantity, 0 FROM orders WHERE item_id = ? AND status = 'cancelled'`
+
+// Move is the units a sale's orders took (positive) or gave back
+// (negative) in one bucket of time; Bucket counts buckets from the start.
+type Move struct {
+	Bucket int64
+	Units  int
+}
+
+// LastMove is the time of the sale's latest order or cancellation; ok is
+// false for a sale without orders.
+func (s *Store) LastMove(ctx context.Context, itemID int64) (last time.Time, ok bool, err error) {
+	var t *time.Time
+	err = s.db.WithContext(ctx).Raw("SELECT MAX(t) FROM ("+unitMoves+") m", itemID, itemID).Scan(&t).Error
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("last move of item %d: %w", itemID, err)
+	}
+	if t == nil {
+		return time.Time{}, false, nil
+	}
+	return *t, true, nil
+}
+
+// Moves sums the sale's units taken and given back per bucket of width
+// from start, in bucket order; a move before start falls in bucket 0.
+func (s *Store) Moves(ctx context.Context, itemID int64, start time.Time, width time.Duration) ([]Move, error) {
+	if width < time.Microsecond {
+		return nil, errors.New("order moves: bucket under a microsecond")
+	}
+	var out []Move
+	err := s.db.WithContext(ctx).Raw(`SELECT GREATEST(FLOOR(TIMESTAMPDIFF(MICROSECOND, ?, t) / ?), 0) AS bucket,
+		CAST(SUM(d) AS SIGNED) AS units FROM (`+unitMoves+`) m GROUP BY bucket ORDER BY bucket`,
+		start, width.Microseconds(), itemID, itemID).Scan(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("sell-through of item %d: %w", itemID, err)
+	}
+	return out, nil
+}
+
+// ReachedAt is the first moment the units held by the sale's orders
+// reached total: when it sold out. ok is false if they never did. Of
+// moves at the same instant, cancellations count first.
+func (s *Store) ReachedAt(ctx context.Context, itemID int64, total int) (at time.Time, ok bool, err error) {
+	var t *time.Time
+	err = s.db.WithContext(ctx).Raw(`SELECT MIN(t) FROM (SELECT t, SUM(d) OVER (ORDER BY t, k ROWS UNBOUNDED PRECEDING) AS held
+		FROM (`+unitMoves+`) m) h WHERE held >= ?`, itemID, itemID, total).Scan(&t).Error
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("sell-out time of item %d: %w", itemID, err)
+	}
+	if t == nil || total <= 0 {
+		return time.Time{}, false, nil
+	}
+	return *t, true, nil
+}

@@ -1,0 +1,2 @@
+ALTER TABLE orders DROP COLUMN cancelled_at, DROP COLUMN paid_at;
+DROP TABLE IF EXISTS sale_counters;
