@@ -2,6 +2,7 @@ package order
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -64,15 +65,12 @@ type Move struct {
 // LastMove is the time of the sale's latest order or cancellation; ok is
 // false for a sale without orders.
 func (s *Store) LastMove(ctx context.Context, itemID int64) (last time.Time, ok bool, err error) {
-	var t *time.Time
-	err = s.db.WithContext(ctx).Raw("SELECT MAX(t) FROM ("+unitMoves+") m", itemID, itemID).Scan(&t).Error
+	var t sql.NullTime
+	err = s.db.WithContext(ctx).Raw("SELECT MAX(t) FROM ("+unitMoves+") m", itemID, itemID).Row().Scan(&t)
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("last move of item %d: %w", itemID, err)
 	}
-	if t == nil {
-		return time.Time{}, false, nil
-	}
-	return *t, true, nil
+	return t.Time, t.Valid, nil
 }
 
 // Moves sums the sale's units taken and given back per bucket of width
@@ -95,14 +93,11 @@ func (s *Store) Moves(ctx context.Context, itemID int64, start time.Time, width 
 // reached total: when it sold out. ok is false if they never did. Of
 // moves at the same instant, cancellations count first.
 func (s *Store) ReachedAt(ctx context.Context, itemID int64, total int) (at time.Time, ok bool, err error) {
-	var t *time.Time
+	var t sql.NullTime
 	err = s.db.WithContext(ctx).Raw(`SELECT MIN(t) FROM (SELECT t, SUM(d) OVER (ORDER BY t, k ROWS UNBOUNDED PRECEDING) AS held
-		FROM (`+unitMoves+`) m) h WHERE held >= ?`, itemID, itemID, total).Scan(&t).Error
+		FROM (`+unitMoves+`) m) h WHERE held >= ?`, itemID, itemID, total).Row().Scan(&t)
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("sell-out time of item %d: %w", itemID, err)
 	}
-	if t == nil || total <= 0 {
-		return time.Time{}, false, nil
-	}
-	return *t, true, nil
+	return t.Time, t.Valid && total > 0, nil
 }
