@@ -20,12 +20,12 @@ type Reports interface {
 
 // OrderPages reads a sale's orders a keyset page at a time (order.Store).
 type OrderPages interface {
-	Page(ctx context.Context, itemID int64, after string, n int) ([]order.Order, error)
+	EachPage(ctx context.Context, itemID int64, after string, n int, fn func(*order.Order) error) (int, error)
 }
 
 // reportAPI is what happened in a sale: its report and its orders as CSV.
 type reportAPI struct {
-	replier
+	saleView
 	reports Reports
 	orders  OrderPages
 }
@@ -55,20 +55,11 @@ var csvHeader = []string{"order_id", "user_id", "variant_id", "variant_label", "
 // sent the status is 200 whatever follows: a failure later cuts the body
 // short (logged), and the client sees a truncated download.
 func (a reportAPI) ordersCSV(c *gin.Context) {
-	id, err := pathID(c, errItemNotFound)
-	if err != nil {
-		a.fail(c, err)
+	it, ok := a.itemFromPath(c)
+	if !ok {
 		return
 	}
-	ctx := c.Request.Context()
-	page, err := a.orders.Page(ctx, id, "", csvPage)
-	if err == nil && len(page) == 0 {
-		_, err = a.reports.Build(ctx, id) // no orders: is there such a sale?
-	}
-	if err != nil {
-		a.fail(c, err)
-		return
-	}
+	id := it.ID
 	h := c.Writer.Header()
 	h.Set("Content-Type", "text/csv; charset=utf-8")
 	h.Set("Content-Disposition", `attachment; filename="sale-`+strconv.FormatInt(id, 10)+`-orders.csv"`)
@@ -76,26 +67,26 @@ func (a reportAPI) ordersCSV(c *gin.Context) {
 	c.Status(http.StatusOK)
 	w := csv.NewWriter(c.Writer)
 	_ = w.Write(csvHeader)
-	rec := make([]string, len(csvHeader))
-	for len(page) > 0 {
-		for _, o := range page {
-			if err := w.Write(csvRecord(rec, o)); err != nil {
-				return // the client went away
-			}
-		}
+	rec, after := make([]string, len(csvHeader)), ""
+	write := func(o *order.Order) error {
+		after = o.ID
+		return w.Write(csvRecord(rec, o))
+	}
+	for {
+		n, err := a.orders.EachPage(c.Request.Context(), id, after, csvPage, write)
 		w.Flush()
 		c.Writer.Flush()
-		if len(page) < csvPage {
+		if err != nil {
+			a.log.ErrorContext(c.Request.Context(), "orders export cut short", "item_id", id, "err", err)
 			return
 		}
-		if page, err = a.orders.Page(ctx, id, page[len(page)-1].ID, csvPage); err != nil {
-			a.log.ErrorContext(ctx, "orders export cut short", "item_id", id, "err", err)
+		if n < csvPage {
 			return
 		}
 	}
 }
 
-func csvRecord(rec []string, o order.Order) []string {
+func csvRecord(rec []string, o *order.Order) []string {
 	rec[0], rec[1], rec[2], rec[3] = o.ID, o.UserID, strconv.FormatInt(o.VariantID, 10), o.VariantLabel
 	rec[4], rec[5], rec[6] = strconv.Itoa(o.Quantity), o.Status, o.CancelReason
 	rec[7], rec[8], rec[9], rec[10] = csvTime(o.CreatedAt), csvTime(o.UpdatedAt), csvTime(o.PaidAt), csvTime(o.CancelledAt)

@@ -190,7 +190,7 @@ func newAreas(d Deps) areas {
 			feed: d.OrderFeed, sse: sse},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
 			window: purchaseTok.ttl, admissions: admissionTok, counters: d.Counters},
-		report: reportAPI{replier: rep, reports: d.Reports, orders: d.Orders},
+		report: reportAPI{saleView: sales, reports: d.Reports, orders: d.Orders},
 		admin:  adminAPI{saleView: sales, sales: d.Sales, sync: d.Syncer, dashboard: d.Events, sse: sse},
 	}
 }

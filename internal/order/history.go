@@ -8,16 +8,38 @@ import (
 	"time"
 )
 
-// Page returns up to n of the sale's orders with ids after after ("" from
-// the start), by id, with their variants' labels: keyset pages, so reading a
-// sale of any size costs the same per row and holds one page at a time.
-func (s *Store) Page(ctx context.Context, itemID int64, after string, n int) ([]Order, error) {
-	out, err := s.find(ctx, s.labelled(ctx).Where("orders.item_id = ? AND orders.id > ?", itemID, after).
-		Order("orders.id").Limit(n))
+// EachPage calls fn with each of up to n of the sale's orders whose ids
+// come after after ("" from the start), by id, with their variants' labels,
+// and returns how many it read. Keyset pages, scanned row by row into one
+// reused Order: reading a sale of any size costs the same per row and holds
+// one row at a time. fn's error stops the scan and is returned.
+func (s *Store) EachPage(ctx context.Context, itemID int64, after string, n int, fn func(*Order) error) (int, error) {
+	rows, err := s.db.WithContext(ctx).Raw(`SELECT o.id, o.user_id, o.variant_id, COALESCE(v.label, ''), o.quantity, o.status,
+		COALESCE(o.cancel_reason, ''), o.created_at, o.updated_at, o.paid_at, o.cancelled_at
+		FROM orders o LEFT JOIN variants v ON v.id = o.variant_id
+		WHERE o.item_id = ? AND o.id > ? ORDER BY o.id LIMIT ?`, itemID, after, n).Rows()
 	if err != nil {
-		return nil, fmt.Errorf("page orders of item %d after %q: %w", itemID, after, err)
+		return 0, fmt.Errorf("page orders of item %d after %q: %w", itemID, after, err)
 	}
-	return out, nil
+	defer rows.Close()
+	o, read := Order{ItemID: itemID}, 0
+	var paid, cancelled sql.NullTime
+	for rows.Next() {
+		err := rows.Scan(&o.ID, &o.UserID, &o.VariantID, &o.VariantLabel, &o.Quantity, &o.Status, &o.CancelReason,
+			&o.CreatedAt, &o.UpdatedAt, &paid, &cancelled)
+		if err != nil {
+			return read, fmt.Errorf("page orders of item %d: %w", itemID, err)
+		}
+		o.PaidAt, o.CancelledAt = paid.Time, cancelled.Time
+		read++
+		if err := fn(&o); err != nil {
+			return read, err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return read, fmt.Errorf("page orders of item %d: %w", itemID, err)
+	}
+	return read, nil
 }
 
 // CancelsByReason counts the sale's cancelled orders by cancel reason.
