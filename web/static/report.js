@@ -50,8 +50,10 @@ function draw(r) {
   box.dataset.points = String(xs.length);
   const opts = {
     width: Math.max(280, box.clientWidth), height: 280,
-    scales: { x: { time: true }, y: { range: (u, lo, hi) => [0, Math.max(hi, r.stock_total, 1)] } },
-    series: [{}, { label: 'Units sold', stroke: '#c8102e', width: 2, fill: 'rgba(200,16,46,0.08)' }],
+    scales: { x: { time: true }, y: { range: (u, lo, hi) => [0, Math.ceil(Math.max(hi, r.stock_total, 1) * 1.08)] } },
+    // Steps, not slopes: units stay held until the next change.
+    series: [{}, { label: 'Units sold', stroke: '#c8102e', width: 2, fill: 'rgba(200,16,46,0.08)',
+      paths: uPlot.paths.stepped({ align: 1 }), points: { show: false } }],
     axes: [{}, { label: 'units' }],
   };
   if (chart) chart.destroy();
