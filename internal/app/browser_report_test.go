@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/device"
 )
 
 // TestBrowserSaleReport: an admin follows the dashboard's Report link of a
@@ -40,6 +39,7 @@ func TestBrowserSaleReport(t *testing.T) {
 	b.adminSignIn()
 	link := `#rows a[href="/admin/sales/` + itoa(id) + `/report"]`
 	b.until(`document.querySelector('`+link+`') !== null`, 10*time.Second)
+	b.shot("dashboard")
 	clk.Set(opens.Add(time.Hour)) // the sale has ended
 	b.do(chromedp.Click(css(link)))
 	b.until(`document.querySelector('#curve canvas') !== null && Number(document.querySelector('#curve').dataset.points) > 2`, 10*time.Second)
@@ -62,7 +62,7 @@ func TestBrowserSaleReport(t *testing.T) {
 	}
 	b.do(chromedp.EmulateViewport(1280, 800))
 	b.shot("desktop")
-	b.do(chromedp.Emulate(device.IPhone12Pro)) // 390 × 844
+	b.do(chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
 	b.until(`document.querySelector('#curve canvas').getBoundingClientRect().right <= window.innerWidth`, 5*time.Second)
 	b.shot("phone")
 }
