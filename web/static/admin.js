@@ -108,7 +108,7 @@ function rowElement(r) {
   editBtn.addEventListener('click', () => edit(r.item_id));
   const warmBtn = el('button', { type: 'button', textContent: 'Re-warm' });
   warmBtn.addEventListener('click', () => rewarm(r.item_id));
-  const report = el('a', { href: `/admin/sales/${r.item_id}/report`, textContent: 'Report' });
+  const report = el('a', { class: 'button', href: `/admin/sales/${r.item_id}/report`, textContent: 'Report' });
   tr.append(el('td', {}, el('div', { class: 'actions' }, chartBtn, editBtn, warmBtn, report)));
   return tr;
 }
