@@ -30,12 +30,14 @@ import (
 	"github.com/seckill/seckill/internal/orderfeed"
 	"github.com/seckill/seckill/internal/ratelimit"
 	"github.com/seckill/seckill/internal/redisconn"
+	"github.com/seckill/seckill/internal/report"
 	"github.com/seckill/seckill/internal/room"
 	"github.com/seckill/seckill/internal/sale"
 	"github.com/seckill/seckill/internal/soldout"
 	"github.com/seckill/seckill/internal/stock"
 	"github.com/seckill/seckill/internal/sync/lock"
 	"github.com/seckill/seckill/internal/sync/stocksync"
+	"github.com/seckill/seckill/internal/tally"
 	"github.com/seckill/seckill/web"
 )
 
@@ -67,6 +69,7 @@ type App struct {
 	rooms     *room.Store
 	roomWatch *room.Watcher
 	feed      *orderfeed.Feed
+	counters  *tally.Set
 	server    *http.Server
 	listener  net.Listener
 }
@@ -86,6 +89,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	}
 	a.stock = stock.NewStore(a.rdb, a.keys)
 	a.orders = order.NewStore(a.db)
+	a.orders.UseClock(now)
 	a.locks = lock.New(a.rdb, a.cfg.RedisPrefix)
 	a.syncer = stocksync.New(a.db, a.stock, a.locks, now, a.log)
 	a.sales = sale.New(a.db, a.stock, a.syncer, now, a.log)
@@ -118,6 +122,11 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	// Ticks five times a second: admission is smooth at any rate, and a
 	// sell-out reaches waiting pages within a fifth of a second.
 	a.roomWatch = room.NewWatcher(a.rooms, a.roomSales(now), now, 200*time.Millisecond, 2*time.Second, a.log)
+	a.counters = tally.New(a.db, a.log)
+	a.roomWatch.OnTick(func(id int64, st room.Standing) {
+		a.counters.Level(id, tally.RoomJoins, st.Queued())
+		a.counters.Level(id, tally.RoomAdmits, st.Admitted)
+	})
 	if err := a.listen(now); err != nil {
 		a.Close()
 		return nil, err
@@ -152,6 +161,7 @@ func (a *App) listen(now func() time.Time) error {
 		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Sales: a.sales, Syncer: a.syncer,
 		Room: a.rooms, RoomEvents: a.roomWatch, Events: a.hub, Audit: a.audit, OrderFeed: a.feed,
 		Limiter: a.limiter, Gate: a.gate, SoldOut: a.soldOut, Metrics: a.metrics,
+		Reports: report.New(a.db, now), Counters: a.counters,
 		Tokens: httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
 		Web:    web.FS, Logger: a.log, Now: now,
 		NewOrderID: func() string { return ulid.Make().String() },
@@ -205,6 +215,8 @@ func (a *App) Run(ctx context.Context) error {
 	g.Go(func() error { return a.stock.Run(workers) })
 	g.Go(func() error { return a.limiter.Run(workers) })
 	g.Go(func() error { return a.feed.Run(workers) })
+	// Stops after HTTP, so its last flush has every purchase counted.
+	g.Go(func() error { return a.counters.Run(workers, countersFlushEvery) })
 	g.Go(func() error { return soldout.Listen(workers, a.rdb, a.keys.ReturnsChannel(), a.stockReturned, a.log) })
 	jobs := a.locks.NewJobs(a.log)
 	jobs.OnRun = a.metrics.JobRan
@@ -230,6 +242,10 @@ func (a *App) persisterConfig(i int) order.PersisterConfig {
 		Linger: a.cfg.PersistLinger,
 	}
 }
+
+// countersFlushEvery is how often a server adds its per-sale counts to
+// MySQL: what a crash can lose of them.
+const countersFlushEvery = 2 * time.Second
 
 // roomSales lists the open sales that have a waiting room, for the watcher.
 func (a *App) roomSales(now func() time.Time) func(ctx context.Context) ([]room.Sale, error) {

@@ -18,6 +18,7 @@ import (
 type OrderReader interface {
 	Get(ctx context.Context, id string) (order.Order, error)
 	ListByUser(ctx context.Context, userID string) ([]order.Order, error)
+	OrderPages
 }
 
 // PendingOrders finds reservations still in Redis, not yet in MySQL

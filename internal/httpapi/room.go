@@ -9,6 +9,7 @@ import (
 
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/room"
+	"github.com/seckill/seckill/internal/tally"
 )
 
 // Room is the waiting room the handlers need (room.Store).
@@ -38,6 +39,7 @@ type roomAPI struct {
 	sse        sseStreams
 	window     time.Duration // how long an admitted shopper has to buy
 	admissions purchaseTokens
+	counters   *tally.Set // the room's totals for the post-sale report
 }
 
 // roomJSON is a shopper's place in a sale's waiting room. Position is
@@ -102,6 +104,7 @@ func (a roomAPI) call(c *gin.Context, op roomOp) {
 		a.fail(c, err)
 		return
 	}
+	countRoom(a.counters, it.ID, st)
 	c.JSON(http.StatusOK, a.present(it, st, user, now))
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/seckill/seckill/internal/admission"
 	"github.com/seckill/seckill/internal/ratelimit"
 	"github.com/seckill/seckill/internal/soldout"
+	"github.com/seckill/seckill/internal/tally"
 )
 
 // Deps is what the server is built from: the domain parts, each as the
@@ -33,6 +34,8 @@ type Deps struct {
 	Gate       *admission.Gate    // nil: every purchase reaches Redis
 	SoldOut    *soldout.Marks     // nil: no local sold-out marks
 	Metrics    *Metrics
+	Reports    Reports    // report.Builder: post-sale reports from MySQL
+	Counters   *tally.Set // per-sale counts for the reports; nil: none
 	Tokens     *Tokens
 	Web        fs.FS // the pages, and their files under static/
 	Logger     *slog.Logger
@@ -105,6 +108,7 @@ func New(d Deps) *gin.Engine {
 	r.GET("/sale/:id", ops.page("sale.html"))
 	r.GET("/orders", ops.page("orders.html"))
 	r.GET("/admin", ops.page("admin.html"))
+	r.GET("/admin/sales/:id/report", ops.page("report.html"))
 	r.GET("/static/*filepath", ops.static)
 
 	v1, sess, shop, orders, room, admin := r.Group("/api/v1", g.sameOrigin), a.sessions, a.shop, a.orders, a.room, a.admin
@@ -122,7 +126,7 @@ func New(d Deps) *gin.Engine {
 	// A sale this server has seen sell out is answered before anything else,
 	// sign-in included: stock levels are public, and that storm must cost
 	// nothing.
-	v1.POST("/items/:id/purchase", d.Metrics.purchaseOutcome, g.soldOutMark, g.shopper, g.purchaseLimit(),
+	v1.POST("/items/:id/purchase", d.Metrics.purchaseOutcome, countPurchase(d.Counters), g.soldOutMark, g.shopper, g.purchaseLimit(),
 		g.requirePurchaseToken, shop.purchase)
 
 	v1.POST("/items/:id/room", g.shopper, g.limit("room"), room.join)
@@ -149,6 +153,8 @@ func New(d Deps) *gin.Engine {
 	adm.GET("/items/:id/stats", admin.itemStats)
 	adm.GET("/reconcile", admin.reconcile)
 	adm.GET("/audit", admin.auditLog)
+	adm.GET("/items/:id/report", a.report.report)
+	adm.GET("/items/:id/orders.csv", a.report.ordersCSV)
 	return r
 }
 
@@ -162,6 +168,7 @@ type areas struct {
 	orders   orderAPI
 	room     roomAPI
 	admin    adminAPI
+	report   reportAPI
 	snaps    *snapshots
 }
 
@@ -187,8 +194,9 @@ func newAreas(d Deps) areas {
 		orders: orderAPI{replier: rep, catalog: d.Catalog, orders: d.Orders, pending: d.Stock, life: d.Sales,
 			feed: d.OrderFeed, sse: sse},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
-			window: purchaseTok.ttl, admissions: admissionTok},
-		admin: adminAPI{saleView: sales, sales: d.Sales, sync: d.Syncer, dashboard: d.Events, audit: d.Audit, sse: sse},
+			window: purchaseTok.ttl, admissions: admissionTok, counters: d.Counters},
+		report: reportAPI{saleView: sales, reports: d.Reports, orders: d.Orders},
+		admin:  adminAPI{saleView: sales, sales: d.Sales, sync: d.Syncer, dashboard: d.Events, audit: d.Audit, sse: sse},
 	}
 }
 

@@ -21,7 +21,8 @@ func (s *Store) Pay(ctx context.Context, id, userID string) (Order, error) {
 		case StatusCancelled:
 			return ErrCancelled
 		case StatusConfirmed:
-			if err := tx.Model(&row{}).Where("id = ?", id).Update("status", StatusPaid).Error; err != nil {
+			err := tx.Model(&row{}).Where("id = ?", id).Updates(map[string]any{"status": StatusPaid, "paid_at": s.now()}).Error
+			if err != nil {
 				return err
 			}
 			cur.Status = StatusPaid
@@ -43,7 +44,7 @@ func (s *Store) CancelInMySQL(ctx context.Context, id, userID, reason string) (O
 		case StatusPaid:
 			return ErrPaid
 		case StatusConfirmed:
-			return cancelTx(tx, cur, reason)
+			return cancelTx(tx, cur, reason, s.now())
 		}
 		return nil
 	})
@@ -78,7 +79,7 @@ func (s *Store) transition(ctx context.Context, op, id, userID string, step func
 	return o, nil
 }
 
-func cancelTx(tx *gorm.DB, cur *row, reason string) error {
+func cancelTx(tx *gorm.DB, cur *row, reason string, at time.Time) error {
 	// The sale's row before the order's change: it is the lock every writer
 	// of its stock takes. Changing the order's status first changes its
 	// (item_id, active_user_id) key, and the foreign key check that follows
@@ -89,7 +90,7 @@ func cancelTx(tx *gorm.DB, cur *row, reason string) error {
 		return res.Error
 	}
 	err := tx.Model(&row{}).Where("id = ?", cur.ID).Updates(map[string]any{
-		"status": StatusCancelled, "cancel_reason": reason, "redis_released": false,
+		"status": StatusCancelled, "cancel_reason": reason, "redis_released": false, "cancelled_at": at,
 	}).Error
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"gorm.io/gorm"
 )
@@ -12,10 +13,15 @@ import (
 type Store struct {
 	db  *gorm.DB
 	ins *inserts
+	now func() time.Time // dates payments and cancellations
 }
 
 // NewStore returns a store over db (a connection pool or a transaction).
-func NewStore(db *gorm.DB) *Store { return &Store{db: db, ins: newInserts(db)} }
+func NewStore(db *gorm.DB) *Store { return &Store{db: db, ins: newInserts(db), now: time.Now} }
+
+// UseClock makes the store date payments and cancellations by now, the
+// clock that decides sale windows.
+func (s *Store) UseClock(now func() time.Time) { s.now = now }
 
 // labelled reads orders with their variant's label.
 func (s *Store) labelled(ctx context.Context) *gorm.DB {

@@ -36,7 +36,13 @@ type Watcher struct {
 	// does not know yet (a sale created moments ago) should not wait for the
 	// next relist to hear of it.
 	wake chan struct{}
+	// ticked hears every standing a tick read (nil: nobody).
+	ticked func(itemID int64, st Standing)
 }
+
+// OnTick has f hear every standing a tick reads, changed or not. Call it
+// before Run.
+func (w *Watcher) OnTick(f func(itemID int64, st Standing)) { w.ticked = f }
 
 type watched struct {
 	sale   Sale
@@ -119,6 +125,9 @@ func (w *Watcher) tickAll(ctx context.Context) {
 				w.log.Warn("room watcher: tick failed", "item_id", s.ID, "err", err)
 			}
 			continue
+		}
+		if w.ticked != nil {
+			w.ticked(s.ID, st)
 		}
 		w.publish(s.ID, st)
 	}

@@ -48,5 +48,7 @@ func (s *Service) orderChanged(ctx context.Context, id string) {
 // New returns the sale service; now is the clock that decides the payment
 // timeout.
 func New(db *gorm.DB, st *stock.Store, sync *stocksync.Syncer, now func() time.Time, log *slog.Logger) *Service {
-	return &Service{items: catalog.NewStore(db), orders: order.NewStore(db), stock: st, sync: sync, now: now, log: log}
+	orders := order.NewStore(db)
+	orders.UseClock(now) // payments and cancellations dated like the sale's window
+	return &Service{items: catalog.NewStore(db), orders: orders, stock: st, sync: sync, now: now, log: log}
 }

@@ -113,7 +113,8 @@ function rowElement(r) {
   pauseBtn.addEventListener('click', () => control(r.item_id, pauseBtn.dataset.act));
   const endBtn = el('button', { type: 'button', 'data-act': 'end', textContent: 'End now' });
   endBtn.addEventListener('click', () => confirmEnd(r.item_id, endBtn));
-  tr.append(el('td', {}, el('div', { class: 'actions' }, chartBtn, editBtn, warmBtn, pauseBtn, endBtn)));
+  const report = el('a', { class: 'button', href: `/admin/sales/${r.item_id}/report`, textContent: 'Report' });
+  tr.append(el('td', {}, el('div', { class: 'actions' }, chartBtn, editBtn, warmBtn, pauseBtn, endBtn, report)));
   return tr;
 }
 
