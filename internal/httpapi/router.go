@@ -56,6 +56,7 @@ type SaleService interface {
 	OrderLife
 	SaleChanger
 	Warmer
+	Retirer
 }
 
 // Settings are the server's switches and limits.
@@ -142,6 +143,7 @@ func New(d Deps) *gin.Engine {
 	adm.PATCH("/items/:id/variants/:vid", admin.updateVariant)
 	adm.DELETE("/items/:id/variants/:vid", admin.deleteVariant)
 	adm.POST("/items/:id/warm", admin.warmItem)
+	adm.POST("/items/:id/retire", admin.retireItem)
 	adm.GET("/items/:id/stats", admin.itemStats)
 	adm.GET("/reconcile", admin.reconcile)
 	return r
@@ -183,7 +185,7 @@ func newAreas(d Deps) areas {
 			feed: d.OrderFeed, sse: sse},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
 			window: purchaseTok.ttl, admissions: admissionTok},
-		admin: adminAPI{saleView: sales, sales: d.Sales, sync: d.Syncer, dashboard: d.Events, sse: sse},
+		admin: adminAPI{saleView: sales, sales: d.Sales, retirer: d.Sales, sync: d.Syncer, dashboard: d.Events, sse: sse},
 	}
 }
 
