@@ -1,11 +1,17 @@
 package app_test
 
 import (
+	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/seckill/seckill/internal/config"
+	"github.com/seckill/seckill/internal/keyspace"
+	"github.com/seckill/seckill/internal/redisconn"
 	"github.com/seckill/seckill/internal/testenv"
 )
 
@@ -91,4 +97,56 @@ func TestRetirerRetiresEndedSales(t *testing.T) {
 			t.Errorf("the retirer retired sale %d, which is not done", id)
 		}
 	}
+}
+
+// TestRetireOnCluster retires a sale on a Redis Cluster through the whole
+// server: every key of the sale, wherever its slot lives, is gone.
+func TestRetireOnCluster(t *testing.T) {
+	t.Parallel()
+	clk := newClock(t0)
+	target := testenv.Cluster(t)
+	s := start(t, clk, on(target))
+	id := s.sale(t, 3, 1, t0, t0.Add(time.Hour))
+	tok := mintToken(t, "ann")
+	buy := s.call(t, "POST", "/api/v1/items/"+itoa(id)+"/purchase", tok, nil)
+	if buy.status != 202 {
+		t.Fatalf("purchase: %d %s", buy.status, buy.raw)
+	}
+	s.settle(t, id)
+	if r := s.call(t, "POST", "/api/v1/orders/"+buy.str("order_id")+"/pay", tok, nil); r.status != 200 {
+		t.Fatalf("pay: %d %s", r.status, r.raw)
+	}
+	rdb, err := redisconn.Open(context.Background(), target, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdb.Close()
+	pattern := keyspace.New(s.cfg.RedisPrefix).Item(id).Pattern()
+	if n := clusterKeys(t, rdb, pattern); n < 5 {
+		t.Fatalf("%d keys of the sale on the cluster before retiring; the sale is not warm", n)
+	}
+	clk.Add(2 * time.Hour)
+	if r := s.call(t, "POST", "/api/v1/admin/items/"+itoa(id)+"/retire", adminToken, nil); r.status != 200 {
+		t.Fatalf("retire: %d %s", r.status, r.raw)
+	}
+	if n := clusterKeys(t, rdb, pattern); n != 0 {
+		t.Fatalf("%d keys of the retired sale left on the cluster", n)
+	}
+}
+
+// clusterKeys counts the keys matching pattern on every primary.
+func clusterKeys(tb testing.TB, rdb redis.UniversalClient, pattern string) int64 {
+	tb.Helper()
+	var n atomic.Int64
+	err := redisconn.ForEachPrimary(context.Background(), rdb, func(ctx context.Context, c *redis.Client) error {
+		iter := c.Scan(ctx, 0, pattern, 1000).Iterator()
+		for iter.Next(ctx) {
+			n.Add(1)
+		}
+		return iter.Err()
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n.Load()
 }
