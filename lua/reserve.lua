@@ -16,7 +16,8 @@
 --                 room; absent or 0: none), only (the variant id when the
 --                 sale has one variant, else absent), vlimits ("1" when some
 --                 variant has a limit of its own), limit:<variant id> (the
---                 limit that applies to that variant)
+--                 limit that applies to that variant), paused ("1" while
+--                 an admin has the sale paused)
 -- KEYS[3] buyers  hash: user id -> "orderID:quantity:createdMs:variantID",
 --                 one per shopper and sale, whatever the variant
 -- KEYS[4] idem    hash: user id .. "\n" .. idempotency key -> same value as buyers
@@ -76,11 +77,15 @@
 --                      hammering does not use up the allowance of everyone
 --                      behind its IP. Checked before anything else but the
 --                      warm state: a refused request changes nothing else.
-local meta = redis.call('HMGET', KEYS[2], 'starts_ms', 'ends_ms', 'limit', 'room', 'only', 'vlimits')
+--  12 PAUSED           an admin paused the sale; a replay of an order taken
+--                      before still answers, so that order stays the
+--                      shopper's to see
+local meta = redis.call('HMGET', KEYS[2], 'starts_ms', 'ends_ms', 'limit', 'room', 'only', 'vlimits', 'paused')
 local total = redis.call('GET', KEYS[1])
 local warm = meta[1] and total and redis.call('EXISTS', KEYS[8]) == 1
 total = tonumber(total or '0') -- the sale's stock as this call sees it
 local room = tonumber(meta[4] or '0') > 0
+local paused = meta[7] == '1'
 local returns = tonumber(redis.call('GET', KEYS[6]) or '0')
 local out = {returns}
 
@@ -204,11 +209,14 @@ local function reserve(now, user, qty, orderID, idem, admitted, variant, client,
   if not left then
     return 9, '', 0, 0
   end
-  if now < tonumber(meta[1]) then
-    return 3, meta[1], 0, 0
-  end
   if now >= tonumber(meta[2]) then
     return 4, meta[2], 0, 0
+  end
+  if paused then
+    return 12, '', 0, 0
+  end
+  if now < tonumber(meta[1]) then
+    return 3, meta[1], 0, 0
   end
   if room and (admitted ~= '1' or not redis.call('ZSCORE', KEYS[7], user)) then
     return 8, '', 0, 0

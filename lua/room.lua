@@ -22,7 +22,10 @@
 -- path removes it from holding).
 --
 -- KEYS[1] stock     integer, available stock
--- KEYS[2] meta      hash: starts_ms, ends_ms, limit (units per shopper)
+-- KEYS[2] meta      hash: starts_ms, ends_ms, limit (units per shopper),
+--                   paused ("1" while an admin has the sale paused: shoppers
+--                   still join and keep their places, nobody is admitted, and
+--                   the credits of the pause are dropped, not banked)
 -- KEYS[3] early     zset: user id -> secret random score
 -- KEYS[4] late      zset: user id -> join sequence
 -- KEYS[5] seq       counter of late joins
@@ -39,7 +42,7 @@
 -- ARGV[6] window: µs an admitted shopper has to buy, integer >= 1
 --
 -- Returns {code, n, early, late, stock, holding, next_us, where, position,
--- admitted_at}, all integers: early, late, holding are the sets' sizes;
+-- admitted_at, paused}, all integers: early, late, holding are the sets' sizes;
 -- where is 1 (early), 2 (late) or 0 (not in the room); position is -1 before
 -- the opening (not drawn yet) or when not in the room; admitted_at is 0 if
 -- never admitted. Codes:
@@ -57,14 +60,15 @@ if op ~= 'join' and op ~= 'look' and op ~= 'tick' then
   return redis.error_reply('ERR room.lua: unknown op ' .. op)
 end
 
-local meta = redis.call('HMGET', KEYS[2], 'starts_ms', 'ends_ms', 'limit')
+local meta = redis.call('HMGET', KEYS[2], 'starts_ms', 'ends_ms', 'limit', 'paused')
 local stock = redis.call('GET', KEYS[1])
 if not (meta[1] and meta[2] and meta[3] and stock) then
-  return {1, 0, 0, 0, 0, 0, 0, 0, -1, 0}
+  return {1, 0, 0, 0, 0, 0, 0, 0, -1, 0, 0}
 end
 stock = tonumber(stock)
 local starts, ends = tonumber(meta[1]) * 1000, tonumber(meta[2]) * 1000
 local limit = math.max(tonumber(meta[3]), 1)
+local paused = meta[4] == '1'
 local state = redis.call('HMGET', KEYS[6], 'n', 'next_us')
 local opened, ended = now >= starts or state[1] ~= false, now >= ends
 
@@ -162,7 +166,10 @@ if not ended then
   if op == 'join' then
     join()
   end
-  if opened then
+  if opened and paused then
+    next_us = math.max(next_us, now)
+    redis.call('HSET', KEYS[6], 'n', int(n), 'next_us', int(next_us))
+  elseif opened then
     advance()
   end
 end
@@ -186,4 +193,4 @@ elseif not opened then
   code = 3
 end
 return {code, n, early, redis.call('ZCARD', KEYS[4]), stock, redis.call('ZCARD', KEYS[8]),
-  next_us, where, position, admitted_at}
+  next_us, where, position, admitted_at, paused and 1 or 0}

@@ -10,8 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -224,9 +222,10 @@ func (a *App) jobs() []lock.Job {
 }
 
 func (a *App) persisterConfig(i int) order.PersisterConfig {
-	host, _ := os.Hostname()
+	instance := a.instance()
 	return order.PersisterConfig{
-		Consumer: host + "-" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(i),
+		Consumer: order.ConsumerName(instance, i),
+		Adopt:    order.Orphans(instance, i, a.cfg.Workers),
 		Batch:    a.cfg.BatchSize, Block: time.Second,
 		ClaimIdle: a.cfg.ClaimIdle, ClaimEvery: max(a.cfg.ClaimIdle/2, 100*time.Millisecond),
 		Linger: a.cfg.PersistLinger,

@@ -40,10 +40,13 @@ type Item struct {
 	Stock        int
 	PerUserLimit int
 	RoomRate     int // shoppers the waiting room admits per second; 0: no waiting room
-	StartsAt     time.Time
-	EndsAt       time.Time
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// Paused: an admin stopped the sale for now; it takes no purchases and
+	// its waiting room admits no one until it resumes.
+	Paused    bool
+	StartsAt  time.Time
+	EndsAt    time.Time
+	CreatedAt time.Time
+	UpdatedAt time.Time
 	// RetiredAt is when the sale was retired: it had ended and settled, and
 	// its Redis keys were removed. nil while it may still live in Redis.
 	RetiredAt *time.Time
@@ -68,14 +71,18 @@ const (
 	StatusLive     = "live"
 	StatusSoldOut  = "sold_out"
 	StatusEnded    = "ended"
+	StatusPaused   = "paused"
 )
 
 // Status says where the sale stands at now given stockLeft, the live stock
-// (Redis when warm). An ended sale is ended even if stock is left.
+// (Redis when warm). An ended sale is ended even if stock is left; a paused
+// one shows as paused until it ends, whatever else holds.
 func (it Item) Status(now time.Time, stockLeft int) string {
 	switch {
 	case !now.Before(it.EndsAt):
 		return StatusEnded
+	case it.Paused:
+		return StatusPaused
 	case now.Before(it.StartsAt):
 		return StatusUpcoming
 	case stockLeft <= 0:
@@ -96,6 +103,7 @@ type Patch struct {
 	RoomRate     *int
 	StartsAt     *time.Time
 	EndsAt       *time.Time
+	Paused       *bool
 }
 
 // Apply returns it with the patch's fields set.
@@ -109,6 +117,7 @@ func (p Patch) Apply(it Item) Item {
 	set(&it.RoomRate, p.RoomRate)
 	set(&it.StartsAt, p.StartsAt)
 	set(&it.EndsAt, p.EndsAt)
+	set(&it.Paused, p.Paused)
 	return it
 }
 

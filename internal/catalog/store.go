@@ -159,7 +159,7 @@ func (s *Store) Update(ctx context.Context, id int64, p Patch, locked func(cur, 
 		err = tx.Model(&Item{}).Where("id = ?", id).Updates(map[string]any{
 			"name": next.Name, "description": next.Description, "image_url": next.ImageURL, "price_cents": next.PriceCents,
 			"per_user_limit": next.PerUserLimit, "room_rate": next.RoomRate, "starts_at": next.StartsAt, "ends_at": next.EndsAt,
-			"stock_total": next.StockTotal, "stock": gorm.Expr("stock + ?", delta),
+			"paused": next.Paused, "stock_total": next.StockTotal, "stock": gorm.Expr("stock + ?", delta),
 		}).Error
 		if err != nil || locked == nil {
 			return err

@@ -28,6 +28,7 @@ type Config struct {
 	BatchSize      int              // SECKILL_BATCH_SIZE
 	PersistLinger  time.Duration    // SECKILL_PERSIST_LINGER: a worker's wait after a batch that was not full
 	ClaimIdle      time.Duration    // SECKILL_CLAIM_IDLE
+	Instance       string           // SECKILL_INSTANCE: names this server's stream consumers; empty = hostname:port (see app.instance)
 	ShutdownTimout time.Duration    // SECKILL_SHUTDOWN_TIMEOUT
 	PaymentTimeout time.Duration    // SECKILL_PAYMENT_TIMEOUT
 	SweepEvery     time.Duration    // SECKILL_SWEEP_INTERVAL
@@ -71,6 +72,7 @@ func Load(getenv func(string) string) (Config, error) {
 		BatchSize:      r.integer("SECKILL_BATCH_SIZE", 500),
 		PersistLinger:  r.duration("SECKILL_PERSIST_LINGER", 300*time.Millisecond), // batches of hundreds at thousands of orders a second; in MySQL well within a second
 		ClaimIdle:      r.duration("SECKILL_CLAIM_IDLE", 30*time.Second),
+		Instance:       r.str("SECKILL_INSTANCE", ""),
 		ShutdownTimout: r.duration("SECKILL_SHUTDOWN_TIMEOUT", 15*time.Second),
 		PaymentTimeout: r.duration("SECKILL_PAYMENT_TIMEOUT", 15*time.Minute),
 		SweepEvery:     r.duration("SECKILL_SWEEP_INTERVAL", 5*time.Second),

@@ -35,11 +35,13 @@ func TestDefaults(t *testing.T) {
 func TestOverrides(t *testing.T) {
 	t.Parallel()
 	c, err := config.Load(env(secrets(map[string]string{"SECKILL_HTTP_ADDR": ":9", "SECKILL_DEMO_LOGIN": "false",
-		"SECKILL_WORKERS": "4", "SECKILL_CLAIM_IDLE": "5s", "SECKILL_REDIS_PREFIX": "shop1"})))
+		"SECKILL_WORKERS": "4", "SECKILL_CLAIM_IDLE": "5s", "SECKILL_REDIS_PREFIX": "shop1",
+		"SECKILL_INSTANCE": "shop1-a"})))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.HTTPAddr != ":9" || c.DemoLogin || c.Workers != 4 || c.ClaimIdle != 5*time.Second || c.RedisPrefix != "shop1" {
+	if c.HTTPAddr != ":9" || c.DemoLogin || c.Workers != 4 || c.ClaimIdle != 5*time.Second || c.RedisPrefix != "shop1" ||
+		c.Instance != "shop1-a" {
 		t.Fatalf("overrides = %+v", c)
 	}
 }

@@ -17,6 +17,7 @@ type SaleChanger interface {
 	UpdateVariant(ctx context.Context, itemID, variantID int64, p catalog.VariantPatch) (catalog.Item, error)
 	AddVariant(ctx context.Context, itemID int64, v catalog.Variant) (catalog.Item, error)
 	DeleteVariant(ctx context.Context, itemID, variantID int64) (catalog.Item, error)
+	SaleControl
 }
 
 // Retirer retires sales that are done (sale.Service).

@@ -72,6 +72,8 @@ var (
 	errStockConflict   = apiErr(http.StatusConflict, "stock_conflict", "stock_total cannot go below what is already sold")
 	errNotStarted      = apiErr(http.StatusForbidden, "not_started", "the sale has not started yet")
 	errEnded           = apiErr(http.StatusForbidden, "ended", "the sale has ended")
+	errPaused          = apiErr(http.StatusLocked, "sale_paused", "the sale is paused for a moment; your place is kept")
+	errPauseEnded      = apiErr(http.StatusConflict, "sale_ended", "the sale has ended; there is nothing to pause or resume")
 	errSoldOut         = soldOutErr(nil)
 	errVariantNotFound = apiErr(http.StatusNotFound, "variant_not_found", "this sale has no such variant")
 	errVariantRequired = &Error{Status: http.StatusBadRequest, Code: "variant_required",
@@ -134,6 +136,8 @@ var errorTable = []struct {
 	{order.ErrCancelled, errOrderCancelled},
 	{stock.ErrNotStarted, errNotStarted},
 	{stock.ErrEnded, errEnded},
+	{stock.ErrPaused, errPaused},
+	{sale.ErrEnded, errPauseEnded},
 	{stock.ErrNotAdmitted, errNotAdmitted},
 	{room.ErrNotWarmed, errWarming},
 	{stock.ErrOverLimit, errOverLimit},

@@ -63,6 +63,7 @@ type roomStateJSON struct {
 	StockLeft  int64     `json:"stock_left"`
 	SoldOut    bool      `json:"sold_out"`
 	Ended      bool      `json:"ended"`
+	Paused     bool      `json:"paused"`
 	Rate       int       `json:"rate"`
 	OpensAt    time.Time `json:"opens_at"`
 	ServerTime time.Time `json:"server_time"`
@@ -76,6 +77,7 @@ const (
 	roomExpired   = "expired"  // was admitted; the window to buy has passed
 	roomSoldOut   = "sold_out"
 	roomEnded     = "ended"
+	roomPaused    = "paused" // an admin paused the sale: the shopper keeps their place
 )
 
 func (a roomAPI) join(c *gin.Context) { a.call(c, a.room.Join) }
@@ -133,6 +135,8 @@ func (a roomAPI) present(it catalog.Item, st room.Standing, user string, now tim
 	switch {
 	case st.Ended:
 		out.State = roomEnded
+	case st.Paused && st.Joined:
+		out.State = roomPaused
 	case st.IsAdmitted():
 		admitted, exp := st.AdmittedAt.UTC(), st.AdmittedAt.Add(a.admissions.ttl).UTC()
 		out.AdmittedAt, out.State = &admitted, roomExpired
@@ -151,7 +155,7 @@ func (a roomAPI) present(it catalog.Item, st room.Standing, user string, now tim
 
 func roomState(it catalog.Item, st room.Standing, now time.Time) roomStateJSON {
 	return roomStateJSON{Opened: st.Opened, Admitted: st.Admitted, Queued: st.Queued(), StockLeft: st.StockLeft,
-		SoldOut: st.SoldOut(), Ended: st.Ended, Rate: it.RoomRate, OpensAt: it.StartsAt.UTC(), ServerTime: now.UTC()}
+		SoldOut: st.SoldOut(), Ended: st.Ended, Paused: st.Paused, Rate: it.RoomRate, OpensAt: it.StartsAt.UTC(), ServerTime: now.UTC()}
 }
 
 // roomEvents streams the room as everyone sees it (how many are admitted,

@@ -35,6 +35,7 @@ type itemJSON struct {
 	StartsAt     time.Time `json:"starts_at"`
 	EndsAt       time.Time `json:"ends_at"`
 	Status       string    `json:"status"`
+	Paused       bool      `json:"paused"`
 	// RetiredAt is null until the sale is retired (see sale.Service.Retire).
 	RetiredAt *time.Time    `json:"retired_at"`
 	Variants  []variantJSON `json:"variants"`
@@ -72,6 +73,7 @@ func present(it catalog.Item, levels map[int64]stock.Level, now time.Time) itemJ
 	out := itemJSON{ID: it.ID, Name: it.Name, Description: it.Description, ImageURL: it.ImageURL,
 		PriceCents: it.PriceCents, StockTotal: it.StockTotal, StockLeft: left, PerUserLimit: it.PerUserLimit,
 		RoomRate: it.RoomRate, StartsAt: it.StartsAt.UTC(), EndsAt: it.EndsAt.UTC(), Status: it.Status(now, left),
+		Paused:   it.Paused,
 		Variants: make([]variantJSON, len(it.Variants))}
 	if it.RetiredAt != nil {
 		at := it.RetiredAt.UTC()

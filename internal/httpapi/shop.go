@@ -91,11 +91,14 @@ func (s shopAPI) purchaseToken(c *gin.Context) {
 	case it.RoomRate > 0:
 		s.fail(c, errWaitingRoom)
 		return
-	case now.Before(it.StartsAt):
-		s.fail(c, stock.ErrNotStarted)
-		return
 	case !now.Before(it.EndsAt):
 		s.fail(c, stock.ErrEnded)
+		return
+	case it.Paused:
+		s.fail(c, stock.ErrPaused)
+		return
+	case now.Before(it.StartsAt):
+		s.fail(c, stock.ErrNotStarted)
 		return
 	}
 	tok, exp := s.tokens.issue(userOf(c), it.ID, now)

@@ -28,7 +28,7 @@ type Observer interface {
 
 // PersisterConfig tunes a worker.
 type PersisterConfig struct {
-	Consumer   string        // unique per worker: host, pid and index
+	Consumer   string        // the worker's name in the group: ConsumerName, stable across restarts
 	Batch      int           // entries per MySQL transaction
 	Block      time.Duration // how long one read waits for new entries
 	ClaimIdle  time.Duration // entries pending this long on another worker are taken over
@@ -40,12 +40,16 @@ type PersisterConfig struct {
 	// A full batch means a backlog, and the next is read at once. 0 reads
 	// again at once always.
 	Linger time.Duration
+	// Adopt names other consumers whose pending entries this worker takes
+	// back at start like its own (see Orphans); nil adopts none.
+	Adopt func(consumer string) bool
 }
 
 // Persister is one worker of the consumer group: it reads reserved orders
 // from every item stream, writes them to MySQL in batches, then XACKs and
 // XDELs them. Entries another worker read but never acknowledged (it
-// crashed) are taken over with XAUTOCLAIM after ClaimIdle.
+// crashed) are taken over with XAUTOCLAIM after ClaimIdle; the worker's own
+// entries, left by its previous run, are persisted first thing (recover.go).
 //
 // Streams are read one XREADGROUP each, pipelined, never one command over
 // several streams: on a Redis Cluster the streams of different sales live in
@@ -62,6 +66,9 @@ type Persister struct {
 	log    *slog.Logger
 	hints  *hintSub
 	stored func(ctx context.Context, orderIDs []string)
+	// recovered holds the streams whose pending entries under this
+	// worker's name have been persisted since it started.
+	recovered map[string]bool
 }
 
 // OnStored has fn told the ids of each batch's orders once MySQL has them
@@ -75,7 +82,7 @@ func NewPersister(rdb redis.UniversalClient, keys keyspace.Space, store *Store, 
 		obs = nopObserver{}
 	}
 	return &Persister{rdb: rdb, keys: keys, store: store, repair: repair, obs: obs, cfg: cfg, log: log,
-		hints: hints.subscribe()}
+		hints: hints.subscribe(), recovered: map[string]bool{}}
 }
 
 // Idle rounds wait from minIdle, doubling up to the sweep interval.
@@ -97,6 +104,7 @@ func (p *Persister) Run(ctx context.Context) error {
 			p.log.Warn("persister: cannot re-read the stream registry; reading the streams already known",
 				"consumer", p.cfg.Consumer, "err", err)
 		}
+		p.recoverOwn(ctx, set.all)
 		if time.Since(lastClaim) >= p.cfg.ClaimEvery {
 			lastClaim = time.Now()
 			p.reclaim(ctx, set.all)

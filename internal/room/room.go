@@ -156,7 +156,7 @@ const (
 	codeNotWarmed  = 1
 	codeEnded      = 2
 	codeNotStarted = 3
-	replyLen       = 10
+	replyLen       = 11
 )
 
 // standing maps the script's reply to a Standing or an error: the one place
@@ -183,7 +183,7 @@ func standing(res []any) (Standing, error) {
 	st := Standing{
 		Opened: v[0] != codeNotStarted, Ended: v[0] == codeEnded,
 		Admitted: v[1], Early: v[2], Late: v[3], StockLeft: v[4], Holding: v[5],
-		NextAt: time.UnixMicro(v[6]).UTC(), Joined: v[7] != 0, Position: v[8],
+		NextAt: time.UnixMicro(v[6]).UTC(), Joined: v[7] != 0, Position: v[8], Paused: v[10] != 0,
 	}
 	if v[9] != 0 {
 		st.AdmittedAt = time.UnixMicro(v[9]).UTC()
@@ -196,6 +196,7 @@ func standing(res []any) (Standing, error) {
 type Standing struct {
 	Opened    bool      // the room has opened: now >= the start, or a call has already seen it open
 	Ended     bool      // the sale has ended: nobody joins or is admitted
+	Paused    bool      // an admin paused the sale: shoppers keep their places, nobody is admitted
 	Admitted  int64     // shoppers admitted from the head of the queue
 	Early     int64     // shoppers who joined before the opening
 	Late      int64     // shoppers who joined after it

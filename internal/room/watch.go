@@ -143,7 +143,7 @@ func (w *Watcher) publish(itemID int64, st Standing) {
 }
 
 func sameRoom(a, b Standing) bool {
-	return a.Opened == b.Opened && a.Ended == b.Ended && a.Admitted == b.Admitted && a.Early == b.Early &&
+	return a.Opened == b.Opened && a.Ended == b.Ended && a.Paused == b.Paused && a.Admitted == b.Admitted && a.Early == b.Early &&
 		a.Late == b.Late && a.StockLeft == b.StockLeft && a.Holding == b.Holding
 }
 

@@ -15,6 +15,7 @@ const (
 	reserveNoVariant   = 9
 	reserveVariantNeed = 10 // several variants and none named
 	reserveRateLimited = 11 // detail is the wait in microseconds
+	reservePaused      = 12
 )
 
 // Return codes of lua/adjust.lua.

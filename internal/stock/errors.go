@@ -25,6 +25,7 @@ var (
 	ErrVariantNotFound     = errors.New("stock: the sale has no such variant")
 	ErrVariantRequired     = errors.New("stock: the sale has several variants and none was named")
 	ErrRateLimited         = errors.New("stock: over the purchase rate limit")
+	ErrPaused              = errors.New("stock: an admin paused the sale")
 )
 
 // RateLimitedError says how long until the purchase rate limit that
@@ -68,7 +69,7 @@ func (e *SoldOutError) Is(target error) bool { return target == ErrSoldOut }
 // ask it.
 func Refused(err error) bool {
 	for _, e := range []error{ErrNotStarted, ErrEnded, ErrOverLimit, ErrNotAdmitted, ErrVariantNotFound,
-		ErrVariantRequired, ErrAlreadyPurchased, ErrSoldOut, ErrIdempotencyConflict, ErrRateLimited} {
+		ErrVariantRequired, ErrAlreadyPurchased, ErrSoldOut, ErrIdempotencyConflict, ErrRateLimited, ErrPaused} {
 		if errors.Is(err, e) {
 			return true
 		}

@@ -247,6 +247,7 @@ var refusals = map[int64]error{
 	reserveNotAdmitted: ErrNotAdmitted,
 	reserveNoVariant:   ErrVariantNotFound,
 	reserveVariantNeed: ErrVariantRequired,
+	reservePaused:      ErrPaused,
 }
 
 // parseIDs reads a comma-separated list of ids, in ascending order (the

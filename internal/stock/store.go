@@ -280,6 +280,7 @@ type Meta struct {
 	StartsAt, EndsAt time.Time
 	Limit            int
 	RoomRate         int // 0: no waiting room
+	Paused           bool
 	// Only is the sale's variant when it has just one, else 0: a purchase
 	// that names no variant must name one then.
 	Only          int64
@@ -287,7 +288,12 @@ type Meta struct {
 }
 
 func (m Meta) fields() []any {
-	f := []any{"starts_ms", m.StartsAt.UnixMilli(), "ends_ms", m.EndsAt.UnixMilli(), "limit", m.Limit, "room", m.RoomRate}
+	paused := 0
+	if m.Paused {
+		paused = 1
+	}
+	f := []any{"starts_ms", m.StartsAt.UnixMilli(), "ends_ms", m.EndsAt.UnixMilli(), "limit", m.Limit, "room", m.RoomRate,
+		"paused", paused}
 	if m.Only != 0 {
 		f = append(f, "only", m.Only)
 	}

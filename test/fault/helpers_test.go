@@ -48,19 +48,20 @@ func logStorm(t testing.TB, cfg StormConfig, res Result) {
 	}
 }
 
-// noneHeldBy fails if consumers of the dead process pid still hold entries
-// of stream 10 s on: a survivor must have reclaimed them. Entries the dead
+// noneHeldBy fails if consumers of instance still hold entries of stream
+// 10 s on: a survivor must have reclaimed them, or the instance itself once
+// restarted (its consumers keep their names). Entries the dead
 // process had already persisted are not "pending" for the stats, so the
 // sale can look drained before SECKILL_CLAIM_IDLE lets anyone take them.
-func noneHeldBy(t testing.TB, rdb redis.UniversalClient, stream string, pid int) {
+func noneHeldBy(t testing.TB, rdb redis.UniversalClient, stream, instance string) {
 	t.Helper()
 	err := poll(10*time.Second, 100*time.Millisecond, func() error {
-		n, err := PendingOf(context.Background(), rdb, stream, pid)
+		n, err := PendingOf(context.Background(), rdb, stream, instance)
 		switch {
 		case err != nil:
 			return harness.Abort(fmt.Errorf("XPENDING: %w", err))
 		case n > 0:
-			return fmt.Errorf("the killed process's consumers still hold %d entries: nobody reclaimed them", n)
+			return fmt.Errorf("the consumers of %s still hold %d entries: nobody reclaimed them", instance, n)
 		}
 		return nil
 	})
@@ -97,11 +98,18 @@ func oneServerStorm(t *testing.T, seed uint64, red redisconn.Target) (*Setup, *S
 	redis.UniversalClient, int64, string, StormConfig, *Storm) {
 	t.Helper()
 	s := NewSetup(t, env)
+	srv, db, rdb, id, stream, cfg, storm := stormOn(t, s, seed, red)
+	return s, srv, db, rdb, id, stream, cfg, storm
+}
+
+// stormOn is oneServerStorm on a setup the caller prepared.
+func stormOn(t *testing.T, s *Setup, seed uint64, red redisconn.Target) (*Server, *sql.DB,
+	redis.UniversalClient, int64, string, StormConfig, *Storm) {
+	t.Helper()
 	srv := StartServer(t, s, "server", red)
 	db, rdb := s.OpenDB(t), redisClient(t, red)
 	id := createSale(t, srv.API, 1500, 2)
 	cfg := StormConfig{ItemID: id, Shoppers: 1200, Requests: 3000, Workers: 32, Rate: 1000,
 		MaxQty: 2, Secret: s.JWTSecret, Seed: seed}
-	return s, srv, db, rdb, id, StreamKey(s.Prefix, id), cfg,
-		StartStorm(t, cfg, NewTargets(srv.URL))
+	return srv, db, rdb, id, StreamKey(s.Prefix, id), cfg, StartStorm(t, cfg, NewTargets(srv.URL))
 }

@@ -8,9 +8,10 @@ import (
 )
 
 // TestKill9MidStorm kill -9s the only server while it persists orders, then
-// restarts it on the same database, Redis prefix and port. The dead
-// workers' unacknowledged entries are reclaimed by the new process after
-// SECKILL_CLAIM_IDLE, and every acknowledged order is in MySQL exactly once.
+// restarts it on the same database, Redis prefix and port. The restarted
+// process, the same instance, takes back the entries its previous run held
+// (TestKill9RestartTakesBackItsOwn times that), and every acknowledged
+// order is in MySQL exactly once.
 // It runs on a single Redis and on a Redis Cluster.
 func TestKill9MidStorm(t *testing.T) { onEachRedis(t, kill9MidStorm) }
 
@@ -19,7 +20,7 @@ func kill9MidStorm(t *testing.T, red redisconn.Target) {
 
 	storm.WaitDone(t, cfg.Requests/3)
 	dead := srv.Pid()
-	held := KillWhenHolding(t, rdb, stream, srv.Proc, 2*time.Second)
+	held := KillWhenHolding(t, rdb, stream, srv, 2*time.Second)
 	killedAfter, queued := storm.Done(), streamLen(t, rdb, stream)
 	restart := srv.Up(t)
 	t.Logf("injected: kill -9 of the server (pid %d) after %d requests, its workers holding %d unacknowledged entries, "+
@@ -28,7 +29,7 @@ func kill9MidStorm(t *testing.T, red redisconn.Target) {
 	res := storm.Wait()
 	logStorm(t, cfg, res)
 	rep := Verify(t, db, srv.API, id, res)
-	noneHeldBy(t, rdb, stream, dead)
+	noneHeldBy(t, rdb, stream, srv.Instance())
 	if rep.Rows == 0 || res.Count("202") == 0 {
 		t.Fatalf("nothing was sold: %s", res.Summary())
 	}
@@ -55,7 +56,7 @@ func twoServersOneKilled(t *testing.T, red redisconn.Target) {
 
 	storm.WaitDone(t, cfg.Requests/3)
 	dead := b.Pid()
-	held := KillWhenHolding(t, rdb, stream, b.Proc, 2*time.Second)
+	held := KillWhenHolding(t, rdb, stream, b, 2*time.Second)
 	targets.Set(a.URL) // the load balancer notices
 	t.Logf("injected: kill -9 of server-b (pid %d) after %d requests, its workers holding %d unacknowledged entries; "+
 		"server-a (pid %d) takes every request after", dead, storm.Done(), held, a.Pid())
@@ -63,7 +64,7 @@ func twoServersOneKilled(t *testing.T, red redisconn.Target) {
 	res := storm.Wait()
 	logStorm(t, cfg, res)
 	Verify(t, db, a.API, id, res)
-	noneHeldBy(t, rdb, stream, dead)
+	noneHeldBy(t, rdb, stream, b.Instance())
 	if !a.Running() {
 		t.Fatal("the survivor died")
 	}

@@ -62,21 +62,28 @@ func upRedis(tb testing.TB, p *Proc, addr string) time.Duration {
 	return p.Up(tb, 30*time.Second, func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
 }
 
-// PendingOf counts the entries of stream that consumers of process pid have
-// read and not acknowledged. Server consumers are named host-pid-index.
-func PendingOf(ctx context.Context, rdb redis.UniversalClient, stream string, pid int) (int64, error) {
+// PendingOf counts the entries of stream that the consumers of instance
+// (a server's name in the consumer groups, Server.Instance) have read and
+// not acknowledged. Server consumers are named instance/index.
+func PendingOf(ctx context.Context, rdb redis.UniversalClient, stream, instance string) (int64, error) {
 	res, err := rdb.XPending(ctx, stream, keyspace.Group).Result()
 	if err != nil {
 		return 0, err
 	}
 	var n int64
-	tag := "-" + strconv.Itoa(pid) + "-"
 	for name, count := range res.Consumers {
-		if strings.Contains(name, tag) {
+		if consumerOf(name, instance) {
 			n += count
 		}
 	}
 	return n, nil
+}
+
+// consumerOf tells whether name is one of instance's consumers.
+func consumerOf(name, instance string) bool {
+	index, ok := strings.CutPrefix(name, instance+"/")
+	_, err := strconv.Atoi(index)
+	return ok && err == nil
 }
 
 // StreamKey is the Redis stream that queues item's orders under prefix.
@@ -88,20 +95,20 @@ func StreamKey(prefix string, item int64) string {
 // entries of stream they read and did not acknowledge (or after timeout,
 // whichever comes first), so the crash leaves work another worker must
 // reclaim. It returns how many entries the dead process held.
-func KillWhenHolding(tb testing.TB, rdb redis.UniversalClient, stream string, victim *Proc, timeout time.Duration) int64 {
+func KillWhenHolding(tb testing.TB, rdb redis.UniversalClient, stream string, victim *Server, timeout time.Duration) int64 {
 	tb.Helper()
 	ctx := context.Background()
-	pid := victim.Pid()
+	instance := victim.Instance()
 	// Polled fast: workers ack within milliseconds of reading. After timeout
 	// the kill goes ahead anyway, and the caller logs how much it held.
 	poll(timeout, 500*time.Microsecond, func() error {
-		if n, err := PendingOf(ctx, rdb, stream, pid); err != nil || n == 0 {
+		if n, err := PendingOf(ctx, rdb, stream, instance); err != nil || n == 0 {
 			return fmt.Errorf("holds nothing (%v)", err)
 		}
 		return nil
 	})
 	victim.Kill9(tb)
-	held, err := PendingOf(ctx, rdb, stream, pid)
+	held, err := PendingOf(ctx, rdb, stream, instance)
 	if err != nil {
 		tb.Fatalf("XPENDING %s: %v", stream, err)
 	}

@@ -1,6 +1,8 @@
 package fault
 
 import (
+	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -50,6 +52,17 @@ func StartServer(tb testing.TB, s *Setup, name string, red redisconn.Target) *Se
 	srv.API = harness.NewClient(srv.URL, s.AdminToken)
 	srv.Up(tb)
 	return srv
+}
+
+// Instance is the server's name in the consumer groups: the server's
+// default, hostname:port, which a restart on the same port keeps.
+func (s *Server) Instance() string {
+	host, err := os.Hostname()
+	if err != nil {
+		host = "localhost"
+	}
+	_, port, _ := net.SplitHostPort(s.Addr)
+	return net.JoinHostPort(host, port)
 }
 
 // Up starts the process (again) and waits up to 30s for /healthz to answer

@@ -36,5 +36,5 @@ func sigtermMidStorm(t *testing.T, red redisconn.Target) {
 	exited := sent.Add(took)
 	t.Logf("answered between SIGTERM and exit: %d, of which %d × 202", res.AnsweredIn(sent, exited), res.CountIn(sent, exited, "202"))
 	Verify(t, db, srv.API, id, res)
-	noneHeldBy(t, rdb, stream, pid)
+	noneHeldBy(t, rdb, stream, srv.Instance())
 }

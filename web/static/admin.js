@@ -108,8 +108,23 @@ function rowElement(r) {
   editBtn.addEventListener('click', () => edit(r.item_id));
   const warmBtn = el('button', { type: 'button', textContent: 'Re-warm' });
   warmBtn.addEventListener('click', () => rewarm(r.item_id));
-  tr.append(el('td', {}, el('div', { class: 'actions' }, chartBtn, editBtn, warmBtn)));
+  const pauseBtn = el('button', { type: 'button', 'data-act': 'pause', textContent: 'Pause' });
+  pauseBtn.addEventListener('click', () => control(r.item_id, pauseBtn.dataset.act));
+  const endBtn = el('button', { type: 'button', 'data-act': 'end', textContent: 'End now' });
+  endBtn.addEventListener('click', () => confirmEnd(r.item_id, endBtn));
+  tr.append(el('td', {}, el('div', { class: 'actions' }, chartBtn, editBtn, warmBtn, pauseBtn, endBtn)));
   return tr;
+}
+
+// paintControls sets the live-control buttons from the sale's status.
+function paintControls(tr, r) {
+  const pause = tr.querySelector('button[data-act="pause"], button[data-act="resume"]');
+  const paused = r.status === 'paused';
+  pause.dataset.act = paused ? 'resume' : 'pause';
+  pause.textContent = paused ? 'Resume' : 'Pause';
+  pause.classList.toggle('primary', paused);
+  pause.disabled = r.status === 'ended';
+  tr.querySelector('button[data-act="end"]').disabled = r.status === 'ended';
 }
 
 function paintRow(r) {
@@ -117,6 +132,7 @@ function paintRow(r) {
   paintFigures(tr, r);
   tr.querySelector('[data-cell="name"]').textContent = r.name;
   tr.querySelector('[data-cell="status"]').replaceChildren(badge(r.status));
+  paintControls(tr, r);
   tr.classList.toggle('focused', r.item_id === focus);
   for (const v of shown(r)) {
     const vr = document.querySelector(`tr[data-of="${r.item_id}"][data-variant="${v.variant_id}"]`);
@@ -238,6 +254,41 @@ async function edit(id) {
   clearErrors();
   vrows.load(it, Date.parse(it.starts_at) <= Date.now() + offsetMs);
   field('name').focus();
+}
+
+// control pauses, resumes or ends a sale; the next snapshot repaints its row.
+async function control(id, act) {
+  const msg = $('#table-msg');
+  const done = { pause: 'Paused', resume: 'Resumed', end: 'Ended' }[act];
+  try {
+    const it = await api('POST', `/api/v1/admin/items/${id}/${act}`);
+    msg.className = 'message ok';
+    msg.textContent = `${done} sale ${id} (${it.name}): now ${it.status.replace('_', ' ')}.`;
+  } catch (err) {
+    msg.className = 'message error';
+    msg.textContent = `Could not ${act} sale ${id}: ${err.message}`;
+  }
+}
+
+// confirmEnd asks for a second click within five seconds before ending a
+// sale: an end cannot be undone by a resume.
+function confirmEnd(id, btn) {
+  if (btn.dataset.armed) {
+    delete btn.dataset.armed;
+    btn.textContent = 'End now';
+    btn.classList.remove('danger');
+    control(id, 'end');
+    return;
+  }
+  btn.dataset.armed = '1';
+  btn.textContent = 'Click again to end';
+  btn.classList.add('danger');
+  setTimeout(() => {
+    if (!btn.dataset.armed) return;
+    delete btn.dataset.armed;
+    btn.textContent = 'End now';
+    btn.classList.remove('danger');
+  }, 5000);
 }
 
 async function rewarm(id) {

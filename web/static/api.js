@@ -35,6 +35,7 @@ const messages = {
   already_purchased: 'You already bought this item.',
   not_started: 'The sale has not started yet.',
   ended: 'This sale has ended.',
+  sale_paused: 'The shop paused this sale for a moment. Keep this page open: it goes on from here when the sale resumes.',
   rate_limited: 'Too many requests. Please wait a moment and try again.',
   unavailable: 'The shop is very busy right now. Please try again in a moment.',
   internal: 'Something went wrong on our side. Please try again.',
@@ -46,6 +47,9 @@ const messages = {
   waiting_room: 'This sale sells through its waiting room: wait for your turn, then buy.',
   network: 'Cannot reach the shop. Check your connection and try again.',
 };
+
+// pausedMessage is what a page says while an admin has its sale paused.
+export const pausedMessage = messages.sale_paused;
 
 // humanError turns an API error into a sentence for shoppers.
 export function humanError(err) {
@@ -148,6 +152,7 @@ export function priceText(item) {
 // liveStatus recomputes a sale's status against the synced clock.
 export function liveStatus(item, now = serverNow()) {
   if (now >= Date.parse(item.ends_at)) return 'ended';
+  if (item.paused) return 'paused';
   if (now < Date.parse(item.starts_at)) return 'upcoming';
   if (item.stock_left <= 0) return 'sold_out';
   return 'live';
@@ -156,7 +161,7 @@ export function liveStatus(item, now = serverNow()) {
 // variantStatus is liveStatus for one variant: its own stock, the sale's window.
 export const variantStatus = (item, v, now = serverNow()) => liveStatus({ ...item, stock_left: v.stock_left }, now);
 
-export const statusLabel = { live: 'Live', upcoming: 'Soon', sold_out: 'Sold out', ended: 'Ended' };
+export const statusLabel = { live: 'Live', upcoming: 'Soon', sold_out: 'Sold out', ended: 'Ended', paused: 'Paused' };
 
 export async function whoami() {
   try {

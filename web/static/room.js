@@ -44,6 +44,8 @@ export function waitingRoom(itemID, onChange) {
   function onRoom(state) {
     room = state;
     publish();
+    // A resume lets the room admit again: ask where this shopper stands.
+    if (me && me.state === 'paused' && !state.paused) askSoon(OPENING_SPREAD_MS);
     if (!me || !me.joined || me.state !== 'waiting' || state.ended) return;
     if (state.opened && me.position === null) askSoon(OPENING_SPREAD_MS);
     else if (me.position !== null && state.admitted >= me.position && !state.sold_out) askSoon(200);
@@ -76,10 +78,12 @@ export function view(me, room, now, error) {
     if (now >= v.expiresAt) Object.assign(v, { state: 'expired', token: '', ahead: null, waitSeconds: null });
     return v;
   }
-  if (me.state !== 'waiting') return v;
+  if (me.state !== 'waiting' && me.state !== 'paused') return v;
   if (room.ended) v.state = 'ended';
+  else if (room.paused) v.state = 'paused';
   else if (room.sold_out) v.state = 'sold_out';
-  else if (me.position !== null) {
+  else v.state = 'waiting';
+  if (v.state === 'waiting' && me.position !== null) {
     v.ahead = Math.max(me.position - 1 - room.admitted, 0);
     v.waitSeconds = room.rate > 0 ? Math.ceil(v.ahead / room.rate) : null;
   }
@@ -106,6 +110,8 @@ export function describe(v, rate) {
       return ['Sold out. Everyone still waiting has been told.', 'If units come back (a cancelled order), the room lets the next in line buy them.'];
     case 'ended':
       return ['This sale has ended.', ''];
+    case 'paused':
+      return ['The sale is paused for a moment.', 'You keep your place in line. Keep this page open: the line moves again when the sale resumes.'];
     default:
       return ['Joining the waiting room…', ''];
   }

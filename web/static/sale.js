@@ -3,7 +3,7 @@
 // state follows pending -> confirmed without a reload. A sale with a waiting
 // room turns Buy on only once the room has admitted the shopper. A sale of
 // several variants (sizes, colours) asks the shopper to pick one.
-import { $, el, api, fetchItem, countdown, price, priceText, liveStatus, statusLabel, serverNow, header, signInForm, humanError,
+import { $, el, api, fetchItem, countdown, price, priceText, liveStatus, statusLabel, serverNow, header, signInForm, humanError, pausedMessage,
   syncWithServer, keepClockSynced } from './api.js';
 import { followOrder } from './orderfeed.js';
 import { waitingRoom, describe, waitText } from './room.js';
@@ -98,6 +98,7 @@ function tick() {
   if (!messageLocked) {
     if (st === 'sold_out') say('Sold out. Every unit has been claimed.', 'error');
     else if (st === 'ended') say('This sale has ended.', 'error');
+    else if (st === 'paused') say(pausedMessage, 'error');
     else if (st === 'upcoming') say(hasRoom() ? 'The Buy button turns on when the waiting room lets you in.' : 'The Buy button turns on when the sale opens.');
     else if (!v) say('Choose a size or style, then press Buy.');
     else if (v.stock_left <= 0) say(`${v.label} is sold out. Choose another.`, 'error');

@@ -57,8 +57,15 @@ func TestCrashedWorkerEntriesAreReclaimed(t *testing.T) {
 // never acknowledges.
 func (s *stack) readAsCrashedWorker(tb testing.TB, itemID int64) []keyspace.Entry {
 	tb.Helper()
+	return s.readAs(tb, itemID, "crashed", 100)
+}
+
+// readAs reads up to n new entries into the group as consumer, without
+// acknowledging them.
+func (s *stack) readAs(tb testing.TB, itemID int64, consumer string, n int64) []keyspace.Entry {
+	tb.Helper()
 	res, err := s.rdb.XReadGroup(context.Background(), &redis.XReadGroupArgs{Group: keyspace.Group,
-		Consumer: "crashed", Streams: []string{s.keys.Item(itemID).Stream(), ">"}, Count: 100}).Result()
+		Consumer: consumer, Streams: []string{s.keys.Item(itemID).Stream(), ">"}, Count: n}).Result()
 	if err != nil {
 		tb.Fatal(err)
 	}

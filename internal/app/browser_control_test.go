@@ -1,0 +1,55 @@
+package app_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Serial, like every browser test: see browser_test.go. An admin pauses a
+// live sale from the dashboard and a shopper's open sale page says so and
+// turns Buy off; Resume turns it back on; "End now" needs a second click and
+// ends the sale on the page.
+func TestBrowserAdminPausesAndEndsASale(t *testing.T) {
+	clk := &liveClock{}
+	s := startLive(t, clk)
+	id := s.sale(t, 20, 1, clk.Now().Add(-time.Minute), clk.Now().Add(time.Hour))
+	row := `#rows tr[data-item="` + itoa(id) + `"]`
+
+	shopper := newTab(t, s)
+	shopper.open("/sale/" + itoa(id))
+	shopper.until(`document.querySelector('#status').textContent === 'Live'`, 10*time.Second)
+
+	admin := newTab(t, s)
+	admin.adminSignIn()
+	admin.until(`document.querySelector('`+row+` button[data-act="pause"]') !== null`, 10*time.Second)
+	admin.do(chromedp.Click(css(row + ` button[data-act="pause"]`)))
+	admin.until(`document.querySelector('`+row+` [data-cell="status"]').textContent === 'paused' &&
+		document.querySelector('`+row+` button[data-act="resume"]')?.textContent === 'Resume'`, 5*time.Second)
+	admin.shot("admin-paused")
+	shopper.until(`document.querySelector('#status').textContent === 'Paused' &&
+		document.querySelector('#message').textContent.includes('paused')`, 5*time.Second)
+	shopper.shot("paused")
+	shopper.do(chromedp.EmulateViewport(390, 844))
+	shopper.until(`document.documentElement.scrollWidth <= window.innerWidth`, 5*time.Second)
+	shopper.shot("paused-phone")
+	shopper.do(chromedp.EmulateViewport(1280, 900))
+
+	admin.do(chromedp.Click(css(row + ` button[data-act="resume"]`)))
+	shopper.until(`document.querySelector('#status').textContent === 'Live'`, 5*time.Second)
+
+	end := css(row + ` button[data-act="end"]`)
+	admin.do(chromedp.Click(end))
+	admin.until(`document.querySelector('`+row+` button[data-act="end"]').textContent.includes('again')`, 5*time.Second)
+	if st := s.call(t, "GET", "/api/v1/items/"+itoa(id), "", nil).str("status"); st != "live" {
+		t.Fatalf("one click on End now ended the sale: %s", st)
+	}
+	admin.do(chromedp.Click(end))
+	admin.until(`document.querySelector('`+row+` [data-cell="status"]').textContent === 'ended' &&
+		document.querySelector('`+row+` button[data-act="end"]').disabled`, 5*time.Second)
+	admin.shot("admin-ended")
+	admin.do(chromedp.EmulateViewport(390, 844))
+	admin.shot("admin-ended-phone")
+	shopper.until(`document.querySelector('#status').textContent === 'Ended' && document.querySelector('#buy').disabled`, 5*time.Second)
+}

@@ -1,0 +1,131 @@
+package app_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/seckill/seckill/internal/config"
+	"github.com/seckill/seckill/internal/testenv"
+)
+
+// TestPauseStopsEveryServerWithinASecond: an operator who sees a price typo
+// pauses the sale on one server, and within a second all three servers turn
+// purchases and purchase tokens away with 423 sale_paused, even a token
+// issued before the pause, while the order taken before stays the shopper's.
+// Resume sells again; "end now" closes the sale on every server, and a
+// second end does not move the end again.
+func TestPauseStopsEveryServerWithinASecond(t *testing.T) {
+	t.Parallel()
+	clk := newClock(t0)
+	a := start(t, clk, func(c *config.Config) { c.PurchaseTokens = true })
+	servers := []*server{a, a.twin(t, clk), a.twin(t, clk)}
+	id := a.sale(t, 10, 1, t0, t0.Add(time.Hour))
+	path := "/api/v1/items/" + itoa(id)
+	alice, bob := mintToken(t, "alice"), mintToken(t, "bob")
+
+	bought := a.buyWithToken(t, id, "alice")
+	check(t, bought, want{202, "", ""})
+	early := servers[1].call(t, "GET", path+"/purchase-token", bob, nil) // taken before the pause
+	check(t, early, want{200, "", ""})
+
+	paused := a.call(t, "POST", "/api/v1/admin/items/"+itoa(id)+"/pause", adminToken, nil)
+	if paused.status != 200 || paused.body["paused"] != true || paused.str("status") != "paused" {
+		t.Fatalf("pause: %d %s", paused.status, paused.raw)
+	}
+	for i, s := range servers {
+		testenv.WaitFor(t, time.Second, func() bool {
+			tok := s.call(t, "GET", path+"/purchase-token", mintToken(t, "carol"), nil)
+			buy := s.call(t, "POST", path+"/purchase", bob, nil, "X-Purchase-Token", early.str("token"))
+			page := s.call(t, "GET", path, "", nil)
+			return tok.status == 423 && tok.errCode() == "sale_paused" &&
+				buy.status == 423 && buy.errCode() == "sale_paused" && page.str("status") == "paused"
+		}, "server %d still sells a paused sale", i)
+	}
+	order := a.call(t, "GET", "/api/v1/orders/"+bought.str("order_id"), alice, nil)
+	if order.status != 200 || order.str("status") == "cancelled" {
+		t.Fatalf("the order taken before the pause: %d %s", order.status, order.raw)
+	}
+	if st := a.stats(t, id); num(st.body, "sold") != 1 {
+		t.Fatalf("a paused sale sold: %s", st.raw)
+	}
+
+	check(t, servers[2].call(t, "POST", "/api/v1/admin/items/"+itoa(id)+"/resume", adminToken, nil), want{200, "", ""})
+	check(t, servers[1].call(t, "POST", path+"/purchase", bob, nil, "X-Purchase-Token", early.str("token")), want{202, "", ""})
+
+	clk.Add(time.Minute)
+	ended := a.call(t, "POST", "/api/v1/admin/items/"+itoa(id)+"/end", adminToken, nil)
+	if ended.status != 200 || ended.str("status") != "ended" || ended.str("ends_at") != clk.Now().Format(time.RFC3339Nano) {
+		t.Fatalf("end now at %s: %d %s", clk.Now(), ended.status, ended.raw)
+	}
+	for i, s := range servers {
+		testenv.WaitFor(t, time.Second, func() bool {
+			buy := s.buyAfterEnd(t, id, "dave")
+			return buy.status == 403 && buy.errCode() == "ended" && s.call(t, "GET", path, "", nil).str("status") == "ended"
+		}, "server %d still sells an ended sale", i)
+	}
+	clk.Add(time.Minute)
+	again := a.call(t, "POST", "/api/v1/admin/items/"+itoa(id)+"/end", adminToken, nil)
+	if again.status != 200 || again.str("ends_at") != ended.str("ends_at") {
+		t.Fatalf("a second end moved the end: %s, first %s", again.raw, ended.str("ends_at"))
+	}
+	check(t, a.call(t, "POST", "/api/v1/admin/items/"+itoa(id)+"/pause", adminToken, nil), want{409, "sale_ended", ""})
+	check(t, a.call(t, "POST", "/api/v1/admin/items/999999/pause", adminToken, nil), want{404, "item_not_found", ""})
+	check(t, a.call(t, "POST", "/api/v1/admin/items/"+itoa(id)+"/pause", "", nil), want{401, "unauthenticated", ""})
+}
+
+// buyAfterEnd asks for a token and, should one still be issued, buys with
+// it: after the end both steps must refuse.
+func (s *server) buyAfterEnd(tb testing.TB, itemID int64, shopper string) reply {
+	tb.Helper()
+	tok := mintToken(tb, shopper)
+	pt := s.call(tb, "GET", "/api/v1/items/"+itoa(itemID)+"/purchase-token", tok, nil)
+	if pt.status != 200 {
+		return pt
+	}
+	return s.call(tb, "POST", "/api/v1/items/"+itoa(itemID)+"/purchase", tok, nil, "X-Purchase-Token", pt.str("token"))
+}
+
+// TestPausedRoomAdmitsNoOne: while a sale is paused its waiting room keeps
+// every shopper's place and admits no one, on any server; an admission
+// given before the pause cannot buy until the sale resumes; and the
+// admissions the pause would have made are dropped, not let in at once on
+// resume.
+func TestPausedRoomAdmitsNoOne(t *testing.T) {
+	t.Parallel()
+	clk := newClock(t0)
+	a := start(t, clk)
+	b := a.twin(t, clk)
+	id := roomSale(t, a, 10, 1, t0)
+	roomPath := "/api/v1/items/" + itoa(id) + "/room"
+	alice, bob, carol := mintToken(t, "alice"), mintToken(t, "bob"), mintToken(t, "carol")
+
+	admitted := a.call(t, "POST", roomPath, alice, nil)
+	if admitted.str("state") != "admitted" {
+		t.Fatalf("first in the room: %s", admitted.raw)
+	}
+	for _, tok := range []string{bob, carol} {
+		if r := b.call(t, "POST", roomPath, tok, nil); r.str("state") != "waiting" {
+			t.Fatalf("join: %s", r.raw)
+		}
+	}
+	check(t, a.call(t, "POST", "/api/v1/admin/items/"+itoa(id)+"/pause", adminToken, nil), want{200, "", ""})
+	clk.Add(5 * time.Second) // five admissions' worth of time
+	for _, s := range []*server{a, b} {
+		r := s.call(t, "GET", roomPath, bob, nil)
+		if r.str("state") != "paused" || r.body["position"] != float64(2) || r.body["paused"] != true {
+			t.Fatalf("bob in a paused room: %s", r.raw)
+		}
+	}
+	check(t, a.call(t, "POST", "/api/v1/items/"+itoa(id)+"/purchase", alice, nil, "X-Purchase-Token", admitted.str("token")),
+		want{423, "sale_paused", ""})
+
+	check(t, b.call(t, "POST", "/api/v1/admin/items/"+itoa(id)+"/resume", adminToken, nil), want{200, "", ""})
+	if r := a.call(t, "GET", roomPath, bob, nil); r.str("state") != "admitted" {
+		t.Fatalf("bob after the resume: %s", r.raw)
+	}
+	if r := a.call(t, "GET", roomPath, carol, nil); r.str("state") != "waiting" {
+		t.Fatalf("carol was let in by the pause's banked admissions: %s", r.raw)
+	}
+	check(t, a.call(t, "POST", "/api/v1/items/"+itoa(id)+"/purchase", alice, nil, "X-Purchase-Token", admitted.str("token")),
+		want{202, "", ""})
+}
