@@ -220,9 +220,7 @@ func (a *App) Run(ctx context.Context) error {
 	g.Go(func() error { return soldout.Listen(workers, a.rdb, a.keys.ReturnsChannel(), a.stockReturned, a.log) })
 	jobs := a.locks.NewJobs(a.log)
 	jobs.OnRun = a.metrics.JobRan
-	g.Go(func() error {
-		return jobs.Run(workers, a.sales.SweepJob(a.cfg.SweepEvery, a.cfg.PaymentTimeout), a.syncer.ReconcileJob(a.cfg.ReconcileEvery))
-	})
+	g.Go(func() error { return jobs.Run(workers, a.jobs()...) })
 	for i := range a.cfg.Workers {
 		p := order.NewPersister(a.rdb, a.keys, a.orders, a.syncer, a.metrics, a.hints, a.persisterConfig(i), a.log)
 		p.OnStored(a.feed.Announce)
@@ -230,6 +228,15 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	a.log.Info("serving", "addr", a.Addr(), "workers", a.cfg.Workers)
 	return g.Wait()
+}
+
+// jobs are the fleet's periodic jobs this server takes its share of.
+func (a *App) jobs() []lock.Job {
+	jobs := []lock.Job{a.sales.SweepJob(a.cfg.SweepEvery, a.cfg.PaymentTimeout), a.syncer.ReconcileJob(a.cfg.ReconcileEvery)}
+	if a.cfg.RetireEvery > 0 {
+		jobs = append(jobs, a.sales.RetireJob(a.cfg.RetireEvery))
+	}
+	return jobs
 }
 
 func (a *App) persisterConfig(i int) order.PersisterConfig {

@@ -22,6 +22,9 @@ var (
 	// ErrSaleStockOfVariants: a sale of several variants has the sum of
 	// their stock; its stock_total changes through a variant.
 	ErrSaleStockOfVariants = errors.New("catalog: stock_total of a sale with variants is the sum of theirs")
+	// ErrRetired: the sale is retired (see RetiredAt); it is never warmed
+	// or changed again.
+	ErrRetired = errors.New("catalog: the sale is retired")
 )
 
 // Item is one sale as stored in MySQL. Stock is the authoritative available
@@ -44,6 +47,9 @@ type Item struct {
 	EndsAt    time.Time
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// RetiredAt is when the sale was retired: it had ended and settled, and
+	// its Redis keys were removed. nil while it may still live in Redis.
+	RetiredAt *time.Time
 	// Variants are what a shopper picks from, in the shop's order; every
 	// sale has at least one.
 	Variants []Variant `gorm:"-"`

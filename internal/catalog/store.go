@@ -186,7 +186,8 @@ func moveVariantStock(tx *gorm.DB, vs []Variant, delta int) error {
 
 // lockItem reads the sale and its variants with the sale's row locked for
 // update: every writer of a sale's stock, the variants' included, takes that
-// lock first.
+// lock first. A retired sale is not changed again (ErrRetired): a change
+// would have to reach Redis, which no longer holds it.
 func lockItem(tx *gorm.DB, id int64) (Item, error) {
 	var cur Item
 	if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Take(&cur, id).Error; err != nil {
@@ -194,6 +195,9 @@ func lockItem(tx *gorm.DB, id int64) (Item, error) {
 			return Item{}, ErrNotFound
 		}
 		return Item{}, err
+	}
+	if cur.RetiredAt != nil {
+		return Item{}, ErrRetired
 	}
 	items := []Item{cur}
 	if err := withVariants(tx, items); err != nil {

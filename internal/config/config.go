@@ -33,6 +33,7 @@ type Config struct {
 	PaymentTimeout time.Duration    // SECKILL_PAYMENT_TIMEOUT
 	SweepEvery     time.Duration    // SECKILL_SWEEP_INTERVAL
 	ReconcileEvery time.Duration    // SECKILL_RECONCILE_INTERVAL
+	RetireEvery    time.Duration    // SECKILL_RETIRE_EVERY: how often ended, settled sales are retired; 0 = never automatically
 	TrustedProxies []string         // SECKILL_TRUSTED_PROXIES: comma-separated IPs or CIDRs
 	RateShopper    ratelimit.Rate   // SECKILL_RATE_SHOPPER: purchases per shopper, "rate:burst" or "off"
 	RateIP         ratelimit.Rate   // SECKILL_RATE_IP: purchases per client IP
@@ -76,6 +77,7 @@ func Load(getenv func(string) string) (Config, error) {
 		PaymentTimeout: r.duration("SECKILL_PAYMENT_TIMEOUT", 15*time.Minute),
 		SweepEvery:     r.duration("SECKILL_SWEEP_INTERVAL", 5*time.Second),
 		ReconcileEvery: r.duration("SECKILL_RECONCILE_INTERVAL", 30*time.Second),
+		RetireEvery:    r.duration("SECKILL_RETIRE_EVERY", time.Minute),
 		TrustedProxies: r.list("SECKILL_TRUSTED_PROXIES"),
 		// A person presses Buy a few times a second at most; one IP may be
 		// a whole office or a carrier's NAT, so its limit is far higher.
@@ -116,6 +118,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: SECKILL_PERSIST_LINGER must be between 0 and 500ms, or orders reach MySQL late", ErrInvalid)
 	case c.SoldOutTTL < 0:
 		return fmt.Errorf("%w: SECKILL_SOLDOUT_TTL must not be negative", ErrInvalid)
+	case c.RetireEvery < 0:
+		return fmt.Errorf("%w: SECKILL_RETIRE_EVERY must not be negative (0 turns the retirer off)", ErrInvalid)
 	case c.PaymentTimeout <= 0 || c.SweepEvery <= 0 || c.ReconcileEvery <= 0:
 		return fmt.Errorf("%w: SECKILL_PAYMENT_TIMEOUT, SECKILL_SWEEP_INTERVAL and SECKILL_RECONCILE_INTERVAL must be positive", ErrInvalid)
 	}

@@ -65,6 +65,7 @@ func TestInvalid(t *testing.T) {
 		"bad floor":         secrets(map[string]string{"SECKILL_ADMISSION_FLOOR": "2k"}),
 		"negative multiple": secrets(map[string]string{"SECKILL_ADMISSION_MULTIPLE": "-1"}),
 		"long linger":       secrets(map[string]string{"SECKILL_PERSIST_LINGER": "2s"}),
+		"negative retire":   secrets(map[string]string{"SECKILL_RETIRE_EVERY": "-1m"}),
 	}
 	for name, m := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -72,6 +73,18 @@ func TestInvalid(t *testing.T) {
 				t.Fatalf("err = %v, want ErrInvalid", err)
 			}
 		})
+	}
+}
+
+// TestRetireEvery: the retirer runs every minute unless told otherwise, and
+// 0 turns it off.
+func TestRetireEvery(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]time.Duration{"": time.Minute, "0": 0, "10s": 10 * time.Second} {
+		c, err := config.Load(env(secrets(map[string]string{"SECKILL_RETIRE_EVERY": in})))
+		if err != nil || c.RetireEvery != want {
+			t.Errorf("SECKILL_RETIRE_EVERY=%q: %v, %v; want %v", in, c.RetireEvery, err, want)
+		}
 	}
 }
 

@@ -22,6 +22,11 @@ type SaleChanger interface {
 	SaleControl
 }
 
+// Retirer retires sales that are done (sale.Service).
+type Retirer interface {
+	Retire(ctx context.Context, id int64) (catalog.Item, error)
+}
+
 // SyncAdmin keeps Redis in step with MySQL on an admin's word
 // (stocksync.Syncer).
 type SyncAdmin interface {
@@ -39,6 +44,7 @@ type Events interface {
 type adminAPI struct {
 	saleView
 	sales     SaleChanger
+	retirer   Retirer
 	sync      SyncAdmin
 	dashboard Events
 	audit     AuditLog
@@ -99,6 +105,22 @@ func (a adminAPI) warmItem(c *gin.Context) {
 		return
 	}
 	a.itemStats(c)
+}
+
+// retireItem retires a sale that is done; a retired sale answers the same
+// again.
+func (a adminAPI) retireItem(c *gin.Context) {
+	id, err := pathID(c, errItemNotFound)
+	if err != nil {
+		a.fail(c, err)
+		return
+	}
+	it, err := a.retirer.Retire(c.Request.Context(), id)
+	if err != nil {
+		a.fail(c, err)
+		return
+	}
+	a.writeItem(c, http.StatusOK, it)
 }
 
 func (a adminAPI) itemStats(c *gin.Context) {

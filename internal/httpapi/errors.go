@@ -84,6 +84,7 @@ var (
 		Message: "this sale has several variants: name one with variant_id", Field: "variant_id"}
 	errLabelTaken          = apiErr(http.StatusConflict, "label_taken", "another variant of this sale has that label")
 	errSaleOpened          = apiErr(http.StatusConflict, "sale_opened", "variants are added and removed only before the sale opens, and one that orders hold stays")
+	errSaleRetired         = apiErr(http.StatusConflict, "sale_retired", "the sale is retired: it is kept as it ended and is never warmed or changed again")
 	errVariantCount        = apiErr(http.StatusConflict, "variant_count", "a sale has 1 to 64 variants")
 	errSaleStockOfVariants = &Error{Status: http.StatusBadRequest, Code: "invalid_request", Field: "stock_total",
 		Message: "stock_total of a sale with several variants is the sum of theirs: change a variant's"}
@@ -134,6 +135,7 @@ var errorTable = []struct {
 	{catalog.ErrSaleOpened, errSaleOpened},
 	{catalog.ErrVariantCount, errVariantCount},
 	{catalog.ErrSaleStockOfVariants, errSaleStockOfVariants},
+	{catalog.ErrRetired, errSaleRetired},
 	{stock.ErrVariantNotFound, errVariantNotFound},
 	{stock.ErrVariantRequired, errVariantRequired},
 	{stock.ErrStockConflict, errStockConflict},
@@ -169,6 +171,10 @@ func lookup(err error) *Error {
 	var so *stock.SoldOutError
 	if errors.As(err, &so) {
 		return soldOutErr(so.Available)
+	}
+	var nr *sale.NotRetirableError
+	if errors.As(err, &nr) {
+		return apiErr(http.StatusConflict, "sale_not_retirable", "the sale cannot be retired yet: "+nr.Reason)
 	}
 	for _, row := range errorTable {
 		if errors.Is(err, row.err) {

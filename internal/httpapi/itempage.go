@@ -90,11 +90,7 @@ func (v saleView) presentPage(ctx context.Context, cur catalog.Cursor, limit int
 	if err != nil {
 		return itemPage{}, err
 	}
-	ids := make([]int64, len(items))
-	for i, it := range items {
-		ids[i] = it.ID
-	}
-	levels, err := v.stock.Levels(ctx, ids)
+	levels, err := v.levels(ctx, items)
 	if err != nil {
 		return itemPage{}, err
 	}

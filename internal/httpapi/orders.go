@@ -123,7 +123,9 @@ func (a orderAPI) list(c *gin.Context) {
 }
 
 // pendingOrders returns the shopper's reservations in Redis whose rows may
-// not exist yet; callers drop the ones MySQL already has.
+// not exist yet; callers drop the ones MySQL already has. Only the sales in
+// the registry are asked: a retired sale left it, its orders all in MySQL,
+// so a shop's years of finished sales cost a lookup nothing.
 func (a orderAPI) pendingOrders(ctx context.Context, user string) ([]orderJSON, error) {
 	items, err := a.pending.WarmItems(ctx)
 	if err != nil {

@@ -60,6 +60,7 @@ type SaleService interface {
 	OrderLife
 	SaleChanger
 	Warmer
+	Retirer
 }
 
 // Settings are the server's switches and limits.
@@ -150,6 +151,7 @@ func New(d Deps) *gin.Engine {
 	adm.POST("/items/:id/pause", admin.pauseItem)
 	adm.POST("/items/:id/resume", admin.resumeItem)
 	adm.POST("/items/:id/end", admin.endItem)
+	adm.POST("/items/:id/retire", admin.retireItem)
 	adm.GET("/items/:id/stats", admin.itemStats)
 	adm.GET("/reconcile", admin.reconcile)
 	adm.GET("/audit", admin.auditLog)
@@ -196,7 +198,8 @@ func newAreas(d Deps) areas {
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
 			window: purchaseTok.ttl, admissions: admissionTok, counters: d.Counters},
 		report: reportAPI{saleView: sales, reports: d.Reports, orders: d.Orders},
-		admin:  adminAPI{saleView: sales, sales: d.Sales, sync: d.Syncer, dashboard: d.Events, audit: d.Audit, sse: sse},
+		admin: adminAPI{saleView: sales, sales: d.Sales, retirer: d.Sales, sync: d.Syncer, dashboard: d.Events,
+			audit: d.Audit, sse: sse},
 	}
 }
 

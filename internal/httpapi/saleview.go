@@ -25,20 +25,22 @@ type StockLevels interface {
 
 // itemJSON is a sale as the API shows it.
 type itemJSON struct {
-	ID           int64         `json:"id"`
-	Name         string        `json:"name"`
-	Description  string        `json:"description"`
-	ImageURL     string        `json:"image_url"`
-	PriceCents   int64         `json:"price_cents"`
-	StockTotal   int           `json:"stock_total"`
-	StockLeft    int           `json:"stock_left"`
-	PerUserLimit int           `json:"per_user_limit"`
-	RoomRate     int           `json:"room_rate"`
-	StartsAt     time.Time     `json:"starts_at"`
-	EndsAt       time.Time     `json:"ends_at"`
-	Status       string        `json:"status"`
-	Paused       bool          `json:"paused"`
-	Variants     []variantJSON `json:"variants"`
+	ID           int64     `json:"id"`
+	Name         string    `json:"name"`
+	Description  string    `json:"description"`
+	ImageURL     string    `json:"image_url"`
+	PriceCents   int64     `json:"price_cents"`
+	StockTotal   int       `json:"stock_total"`
+	StockLeft    int       `json:"stock_left"`
+	PerUserLimit int       `json:"per_user_limit"`
+	RoomRate     int       `json:"room_rate"`
+	StartsAt     time.Time `json:"starts_at"`
+	EndsAt       time.Time `json:"ends_at"`
+	Status       string    `json:"status"`
+	Paused       bool      `json:"paused"`
+	// RetiredAt is null until the sale is retired (see sale.Service.Retire).
+	RetiredAt *time.Time    `json:"retired_at"`
+	Variants  []variantJSON `json:"variants"`
 }
 
 // variantJSON is one variant of a sale as the API shows it; price_cents
@@ -75,6 +77,10 @@ func present(it catalog.Item, levels map[int64]stock.Level, now time.Time) itemJ
 		RoomRate: it.RoomRate, StartsAt: it.StartsAt.UTC(), EndsAt: it.EndsAt.UTC(), Status: it.Status(now, left),
 		Paused:   it.Paused,
 		Variants: make([]variantJSON, len(it.Variants))}
+	if it.RetiredAt != nil {
+		at := it.RetiredAt.UTC()
+		out.RetiredAt = &at
+	}
 	for i, v := range it.Variants {
 		vleft := v.Stock
 		if n, ok := level.Variants[v.ID]; ok {
@@ -104,10 +110,26 @@ func (v saleView) itemFromPath(c *gin.Context) (catalog.Item, bool) {
 
 // writeItem answers with the sale and its live stock.
 func (v saleView) writeItem(c *gin.Context, status int, it catalog.Item) {
-	levels, err := v.stock.Levels(c.Request.Context(), []int64{it.ID})
+	levels, err := v.levels(c.Request.Context(), []catalog.Item{it})
 	if err != nil {
 		v.fail(c, err)
 		return
 	}
 	c.JSON(status, present(it, levels, v.now()))
+}
+
+// levels reads the live stock of the sales that may be warm. A retired
+// sale's figures are MySQL's, final since its orders were all persisted,
+// so Redis, which no longer holds it, is not asked.
+func (v saleView) levels(ctx context.Context, items []catalog.Item) (map[int64]stock.Level, error) {
+	ids := make([]int64, 0, len(items))
+	for _, it := range items {
+		if it.RetiredAt == nil {
+			ids = append(ids, it.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return v.stock.Levels(ctx, ids)
 }

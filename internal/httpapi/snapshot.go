@@ -108,7 +108,7 @@ func (s *snapshots) item(ctx context.Context, id int64) (snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
-		levels, err := s.view.stock.Levels(ctx, []int64{id})
+		levels, err := s.view.levels(ctx, []catalog.Item{it})
 		if err != nil {
 			return nil, err
 		}

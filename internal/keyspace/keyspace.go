@@ -68,6 +68,20 @@ func (s Space) Registry() string { return s.prefix + ":items" }
 // Item is the key set of one sale.
 type Item struct{ base string }
 
+// Pattern is a SCAN MATCH pattern of every key of the sale, those named
+// here and any other under its base (the limit buckets, say): retiring a
+// sale removes them all. Glob characters in the prefix are escaped.
+func (k Item) Pattern() string {
+	var b strings.Builder
+	for _, r := range k.base {
+		if strings.ContainsRune(`*?[]\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String() + "*"
+}
+
 // Stock holds the available stock of the whole sale as an integer: the sum
 // of VariantStock's values, which every script changes together with them,
 // so the sale's figure costs one read where it is needed most (sold-out

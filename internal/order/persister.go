@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -190,7 +191,7 @@ func (p *Persister) read(ctx context.Context, streams []string) (msgs []redis.XM
 	})
 	for i, c := range cmds {
 		res, err := c.Result()
-		if err != nil && !errors.Is(err, redis.Nil) && first == nil {
+		if err != nil && !errors.Is(err, redis.Nil) && !gone(err) && first == nil {
 			first = fmt.Errorf("read stream %s: %w", streams[i], err)
 		}
 		for _, s := range res {
@@ -212,7 +213,9 @@ func (p *Persister) reclaim(ctx context.Context, streams []string) {
 				MinIdle: p.cfg.ClaimIdle, Start: start, Count: int64(p.cfg.Batch),
 			}).Result()
 			if err != nil {
-				p.log.Warn("persister: reclaim failed", "stream", stream, "err", err)
+				if !gone(err) {
+					p.log.Warn("persister: reclaim failed", "stream", stream, "err", err)
+				}
 				break
 			}
 			if len(msgs) > 0 {
@@ -226,6 +229,11 @@ func (p *Persister) reclaim(ctx context.Context, streams []string) {
 		}
 	}
 }
+
+// gone says whether err is Redis saying a stream or its group does not
+// exist: the sale was retired since the registry was last read, and the
+// next sweep drops its stream from the set.
+func gone(err error) bool { return strings.HasPrefix(err.Error(), "NOGROUP") }
 
 func wait(ctx context.Context, d time.Duration) {
 	t := time.NewTimer(d)

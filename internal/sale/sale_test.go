@@ -29,6 +29,7 @@ type rig struct {
 	items  *catalog.Store
 	orders *order.Store
 	stock  *stock.Store
+	sync   *stocksync.Syncer
 	clock  atomic.Int64 // unix ms
 	seq    atomic.Int64
 }
@@ -41,8 +42,8 @@ func newRig(t *testing.T) *rig {
 	r.clock.Store(t0.UnixMilli())
 	r.stock = stock.NewStore(rdb, keyspace.New(prefix))
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	syncer := stocksync.New(db.Gorm, r.stock, lock.New(rdb, prefix), r.now, log)
-	r.sales = sale.New(db.Gorm, r.stock, syncer, r.now, log)
+	r.sync = stocksync.New(db.Gorm, r.stock, lock.New(rdb, prefix), r.now, log)
+	r.sales = sale.New(db.Gorm, r.stock, r.sync, r.now, log)
 	return r
 }
 

@@ -41,10 +41,16 @@ func (s *Service) Warmed(ctx context.Context, itemID int64, op func(ctx context.
 }
 
 // warmMissing warms a sale Redis does not know. The sale is looked up in
-// MySQL first, so made-up ids cost one query and never take a sync lock.
+// MySQL first, so made-up ids cost one query and never take a sync lock. A
+// retired sale is not warmed: shoppers get what an ended sale answers
+// (stock.ErrEnded), which it is.
 func (s *Service) warmMissing(ctx context.Context, itemID int64) error {
-	if _, err := s.items.Get(ctx, itemID); err != nil {
+	it, err := s.items.Get(ctx, itemID)
+	if err != nil {
 		return err
+	}
+	if it.RetiredAt != nil {
+		return fmt.Errorf("item %d is retired: %w", itemID, stock.ErrEnded)
 	}
 	return s.sync.Warm(ctx, itemID)
 }

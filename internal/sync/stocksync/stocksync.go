@@ -101,8 +101,9 @@ func (s *Syncer) snapshotRead(ctx context.Context, fn func(*catalog.Store, *orde
 // Warm copies an item's stock, window, limit and buyers from MySQL into Redis.
 // Orders still in the stream and not yet in MySQL keep their stock and their
 // buyer, so warming mid-sale never hands out stock twice. It returns
-// catalog.ErrNotFound for an unknown item, stock.ErrBusy if purchases kept
-// racing it, and lock.ErrNotObtained if another sync step held the sale.
+// catalog.ErrNotFound for an unknown item, catalog.ErrRetired for a retired
+// one, stock.ErrBusy if purchases kept racing it, and lock.ErrNotObtained if
+// another sync step held the sale.
 func (s *Syncer) Warm(ctx context.Context, itemID int64) error {
 	// A correction measured before this warm must not land after it.
 	return s.exclusive(ctx, itemID, warmLockTTL, warmLockWait, func(ctx context.Context) error {
@@ -116,6 +117,15 @@ func (s *Syncer) Warm(ctx context.Context, itemID int64) error {
 func (s *Syncer) WarmHeld(ctx context.Context, itemID int64) error { return s.warmLocked(ctx, itemID) }
 
 func (s *Syncer) warmLocked(ctx context.Context, itemID int64) error {
+	// Before the store registers the sale and creates its stream: a
+	// retired sale must gain no key back. Retiring takes the same lock.
+	it, err := catalog.NewStore(s.db).Get(ctx, itemID)
+	if err != nil {
+		return err
+	}
+	if it.RetiredAt != nil {
+		return fmt.Errorf("warm item %d: %w", itemID, catalog.ErrRetired)
+	}
 	return s.stock.Warm(ctx, itemID, func(ctx context.Context, pending []keyspace.Entry) (stock.State, error) {
 		var st stock.State
 		// Not read-only: the item row is read with a shared lock, so an

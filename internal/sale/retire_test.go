@@ -1,0 +1,97 @@
+package sale_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/sale"
+	"github.com/seckill/seckill/internal/stock"
+)
+
+// TestRetireRefusedUntilDone walks a sale through every reason it cannot be
+// retired yet (not ended, an order still only in Redis, an order awaiting
+// payment), then retires it: Redis forgets it, MySQL keeps it, and from
+// then on no warm or change brings it back.
+func TestRetireRefusedUntilDone(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	ctx := context.Background()
+	it := r.sale(t, 5)
+	res, err := r.sales.Reserve(ctx, stock.Request{ItemID: it.ID, UserID: "ann", Quantity: 1,
+		OrderID: "01RETIRE0000000000000000AN", Now: r.now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := func(want string) {
+		t.Helper()
+		_, err := r.sales.Retire(ctx, it.ID)
+		var nr *sale.NotRetirableError
+		if !errors.As(err, &nr) || nr.Reason != want || !errors.Is(err, sale.ErrNotRetirable) {
+			t.Fatalf("retire: %v, want not retirable because %q", err, want)
+		}
+	}
+	refused(sale.NotEnded)
+	r.clock.Store(it.EndsAt.UnixMilli()) // ends_at itself is ended
+	refused(sale.StillPersisting)        // ann's order is only in the stream
+
+	snap, err := r.stock.Snapshot(ctx, it.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.orders.Persist(ctx, snap.Pending); err != nil {
+		t.Fatal(err)
+	}
+	refused(sale.AwaitingPayment) // persisted, confirmed, not paid
+
+	if _, err := r.sales.Pay(ctx, res.OrderID, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	retired, err := r.sales.Retire(ctx, it.ID)
+	if err != nil || retired.RetiredAt == nil || !retired.RetiredAt.Equal(r.now()) {
+		t.Fatalf("retire a done sale: %+v, %v; want retired at %v", retired.RetiredAt, err, r.now())
+	}
+	r.checkRetired(t, it.ID, *retired.RetiredAt)
+
+	r.clock.Add(time.Hour.Milliseconds())
+	again, err := r.sales.Retire(ctx, it.ID)
+	if err != nil || !again.RetiredAt.Equal(*retired.RetiredAt) {
+		t.Fatalf("retire again: %v, %v; want the first answer, retired at %v", again.RetiredAt, err, *retired.RetiredAt)
+	}
+	if err := r.sync.Warm(ctx, it.ID); !errors.Is(err, catalog.ErrRetired) {
+		t.Fatalf("warm a retired sale: %v, want catalog.ErrRetired", err)
+	}
+	name := "renamed"
+	if _, err := r.sales.Update(ctx, it.ID, catalog.Patch{Name: &name}); !errors.Is(err, catalog.ErrRetired) {
+		t.Fatalf("update a retired sale: %v, want catalog.ErrRetired", err)
+	}
+	_, err = r.sales.Reserve(ctx, stock.Request{ItemID: it.ID, UserID: "bob", Quantity: 1,
+		OrderID: "01RETIRE0000000000000000BO", Now: r.now()})
+	if !errors.Is(err, stock.ErrEnded) {
+		t.Fatalf("buy from a retired sale: %v, want stock.ErrEnded as for any ended sale", err)
+	}
+	r.checkRetired(t, it.ID, *retired.RetiredAt) // and none of that left a key behind
+}
+
+// checkRetired checks that MySQL records the sale retired with its order
+// and that Redis holds nothing of it.
+func (r *rig) checkRetired(t *testing.T, id int64, at time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	it, err := r.items.Get(ctx, id)
+	if err != nil || it.RetiredAt == nil || !it.RetiredAt.Equal(at) || it.Stock != 4 {
+		t.Fatalf("sale in MySQL: %+v, %v; want retired at %v with 4 of 5 left", it, err, at)
+	}
+	if levels, err := r.stock.Levels(ctx, []int64{id}); err != nil || len(levels) != 0 {
+		t.Fatalf("redis stock of the retired sale: %v, %v; want none", levels, err)
+	}
+	if warm, err := r.stock.WarmItems(ctx); err != nil || slices.Contains(warm, id) {
+		t.Fatalf("registry %v, %v: still holds the retired sale", warm, err)
+	}
+	if q, err := r.stock.Queue(ctx, id); err != nil || len(q.Entries) != 0 || q.Pending != 0 {
+		t.Fatalf("stream of the retired sale: %+v, %v; want gone", q, err)
+	}
+}
