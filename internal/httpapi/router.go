@@ -143,7 +143,8 @@ func New(d Deps) *gin.Engine {
 	adm.DELETE("/items/:id/variants/:vid", admin.deleteVariant)
 	adm.POST("/items/:id/warm", admin.warmItem)
 	adm.GET("/items/:id/stats", admin.itemStats)
-	adm.GET("/reconcile", admin.reconcile)
+	adm.GET("/reconcile", admin.checkStores)
+	adm.POST("/reconcile", admin.reconcile)
 	return r
 }
 
