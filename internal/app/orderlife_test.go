@@ -229,3 +229,38 @@ func jobRuns(tb testing.TB, s *server, job string) int {
 	n, _ := strconv.Atoi(m[1])
 	return n
 }
+
+// TestReplayAnswersTheOrdersStatus: a retry with the Idempotency-Key of an
+// order since cancelled or paid answers that order with its real status
+// (still 202 and Idempotent-Replayed, as every replay), not "pending", and
+// takes no second unit.
+func TestReplayAnswersTheOrdersStatus(t *testing.T) {
+	t.Parallel()
+	s := start(t, newClock(t0))
+	id := s.sale(t, 10, 1, t0, t0.Add(time.Hour))
+	buy := "/api/v1/items/" + itoa(id) + "/purchase"
+	for _, tc := range []struct{ user, action, want string }{
+		{"rp-cancel", "cancel", "cancelled"},
+		{"rp-pay", "pay", "paid"},
+	} {
+		tok := mintToken(t, tc.user)
+		first := s.call(t, "POST", buy, tok, nil, "Idempotency-Key", "k-"+tc.user)
+		check(t, first, want{202, "", ""})
+		oid := first.str("order_id")
+		// Before MySQL has it, and once it has, the replay says what is so.
+		s.settle(t, id)
+		if r := s.call(t, "POST", buy, tok, nil, "Idempotency-Key", "k-"+tc.user); r.str("status") != "confirmed" || r.str("order_id") != oid {
+			t.Fatalf("%s: replay of a confirmed order: %d %s", tc.user, r.status, r.raw)
+		}
+		check(t, s.call(t, "POST", "/api/v1/orders/"+oid+"/"+tc.action, tok, nil), want{200, "", ""})
+		r := s.call(t, "POST", buy, tok, nil, "Idempotency-Key", "k-"+tc.user)
+		check(t, r, want{202, "", ""})
+		if r.str("status") != tc.want || r.str("order_id") != oid || r.header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("%s: replay after %s: %s %v, want status %q of order %s", tc.user, tc.action, r.raw, r.header, tc.want, oid)
+		}
+	}
+	st := s.settle(t, id)
+	if st.body["stock_redis"].(float64) != 9 || st.body["consistent"] != true {
+		t.Fatalf("after the replays: %s, want 9 left (one paid, one cancelled) and consistent", st.raw)
+	}
+}
