@@ -107,34 +107,35 @@ func New(d Deps) *gin.Engine {
 	r.GET("/static/*filepath", ops.static)
 
 	v1, sess, shop, orders, room, admin := r.Group("/api/v1", g.sameOrigin), a.sessions, a.shop, a.orders, a.room, a.admin
-	v1.POST("/session", g.limit("login"), sess.login)
-	v1.DELETE("/session", sess.logout(SessionCookie))
-	v1.GET("/session", g.shopper, sess.whoami)
-	v1.POST("/admin/session", g.limit("admin-login"), sess.adminLogin)
-	v1.DELETE("/admin/session", sess.logout(AdminCookie))
-	v1.GET("/admin/session", g.admin, sess.adminSessionInfo)
+	// noStore: the answer carries a token or a shopper's data.
+	v1.POST("/session", noStore, g.limit("login"), sess.login)
+	v1.DELETE("/session", noStore, sess.logout(SessionCookie))
+	v1.GET("/session", noStore, g.shopper, sess.whoami)
+	v1.POST("/admin/session", noStore, g.limit("admin-login"), sess.adminLogin)
+	v1.DELETE("/admin/session", noStore, sess.logout(AdminCookie))
+	v1.GET("/admin/session", noStore, g.admin, sess.adminSessionInfo)
 
 	v1.GET("/time", shop.serverTime)
 	v1.GET("/items", shop.listItems)
 	v1.GET("/items/:id", shop.getItem)
-	v1.GET("/items/:id/purchase-token", g.shopper, g.limit("token"), shop.purchaseToken)
+	v1.GET("/items/:id/purchase-token", noStore, g.shopper, g.limit("token"), shop.purchaseToken)
 	// A sale this server has seen sell out is answered before anything else,
 	// sign-in included: stock levels are public, and that storm must cost
 	// nothing.
-	v1.POST("/items/:id/purchase", d.Metrics.purchaseOutcome, g.soldOutMark, g.shopper, g.purchaseLimit(),
+	v1.POST("/items/:id/purchase", d.Metrics.purchaseOutcome, g.soldOutMark, noStore, g.shopper, g.purchaseLimit(),
 		g.requirePurchaseToken, shop.purchase)
 
-	v1.POST("/items/:id/room", g.shopper, g.limit("room"), room.join)
-	v1.GET("/items/:id/room", g.shopper, g.limit("room"), room.look)
+	v1.POST("/items/:id/room", noStore, g.shopper, g.limit("room"), room.join)
+	v1.GET("/items/:id/room", noStore, g.shopper, g.limit("room"), room.look)
 	v1.GET("/items/:id/room/events", room.events)
 
-	v1.GET("/orders", g.shopper, orders.list)
-	v1.GET("/orders/:id", g.shopper, orders.get)
-	v1.GET("/orders/:id/events", g.shopper, orders.events)
-	v1.POST("/orders/:id/pay", g.shopper, orders.pay)
-	v1.POST("/orders/:id/cancel", g.shopper, orders.cancel)
+	v1.GET("/orders", noStore, g.shopper, orders.list)
+	v1.GET("/orders/:id", noStore, g.shopper, orders.get)
+	v1.GET("/orders/:id/events", noStore, g.shopper, orders.events)
+	v1.POST("/orders/:id/pay", noStore, g.shopper, orders.pay)
+	v1.POST("/orders/:id/cancel", noStore, g.shopper, orders.cancel)
 
-	adm := v1.Group("/admin", g.admin, a.forgetSnapshotsOnChange)
+	adm := v1.Group("/admin", noStore, g.admin, a.forgetSnapshotsOnChange)
 	adm.GET("/events", admin.events)
 	adm.POST("/items", admin.createItem)
 	adm.PATCH("/items/:id", admin.updateItem)
