@@ -31,6 +31,7 @@ import (
 	"github.com/seckill/seckill/internal/orderfeed"
 	"github.com/seckill/seckill/internal/ratelimit"
 	"github.com/seckill/seckill/internal/redisconn"
+	"github.com/seckill/seckill/internal/revoke"
 	"github.com/seckill/seckill/internal/room"
 	"github.com/seckill/seckill/internal/sale"
 	"github.com/seckill/seckill/internal/soldout"
@@ -146,7 +147,7 @@ func (a *App) listen(now func() time.Time) error {
 	stopping := make(chan struct{})
 	engine := httpapi.New(httpapi.Deps{
 		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Sales: a.sales, Syncer: a.syncer,
-		Room: a.rooms, RoomEvents: a.roomWatch, Events: a.hub, OrderFeed: a.feed,
+		Room: a.rooms, RoomEvents: a.roomWatch, Events: a.hub, OrderFeed: a.feed, Revocations: revoke.New(a.rdb, a.keys),
 		Limiter: a.limiter, Gate: a.gate, SoldOut: a.soldOut, Metrics: a.metrics,
 		Tokens: httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
 		Web:    web.FS, Logger: a.log, Now: now,

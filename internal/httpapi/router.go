@@ -19,23 +19,24 @@ import (
 // Deps is what the server is built from: the domain parts, each as the
 // small interface its handlers use, and the settings.
 type Deps struct {
-	Catalog    SaleReader         // catalog.Store
-	Stock      StockReader        // stock.Store
-	Orders     OrderReader        // order.Store
-	Sales      SaleService        // sale.Service
-	Syncer     SyncAdmin          // stocksync.Syncer
-	Room       Room               // room.Store: the waiting rooms of sales that have one
-	RoomEvents RoomEvents         // room.Watcher: their live standings
-	Events     Events             // dashboard.Hub: the admin dashboard's live snapshots
-	OrderFeed  OrderFeed          // orderfeed.Feed: wakes the streams following an order; nil: they look every few seconds
-	Limiter    *ratelimit.Limiter // nil: no rate limits
-	Gate       *admission.Gate    // nil: every purchase reaches Redis
-	SoldOut    *soldout.Marks     // nil: no local sold-out marks
-	Metrics    *Metrics
-	Tokens     *Tokens
-	Web        fs.FS // the pages, and their files under static/
-	Logger     *slog.Logger
-	Now        func() time.Time
+	Catalog     SaleReader         // catalog.Store
+	Stock       StockReader        // stock.Store
+	Orders      OrderReader        // order.Store
+	Sales       SaleService        // sale.Service
+	Syncer      SyncAdmin          // stocksync.Syncer
+	Room        Room               // room.Store: the waiting rooms of sales that have one
+	RoomEvents  RoomEvents         // room.Watcher: their live standings
+	Events      Events             // dashboard.Hub: the admin dashboard's live snapshots
+	OrderFeed   OrderFeed          // orderfeed.Feed: wakes the streams following an order; nil: they look every few seconds
+	Revocations Revocations        // revoke.Store: admin sessions signed out
+	Limiter     *ratelimit.Limiter // nil: no rate limits
+	Gate        *admission.Gate    // nil: every purchase reaches Redis
+	SoldOut     *soldout.Marks     // nil: no local sold-out marks
+	Metrics     *Metrics
+	Tokens      *Tokens
+	Web         fs.FS // the pages, and their files under static/
+	Logger      *slog.Logger
+	Now         func() time.Time
 	// NewOrderID names a reservation before the script runs.
 	NewOrderID func() string
 	Ready      func(ctx context.Context) map[string]string // failing checks by name
@@ -112,7 +113,7 @@ func New(d Deps) *gin.Engine {
 	v1.DELETE("/session", noStore, sess.logout(SessionCookie))
 	v1.GET("/session", noStore, g.shopper, sess.whoami)
 	v1.POST("/admin/session", noStore, g.limit("admin-login"), sess.adminLogin)
-	v1.DELETE("/admin/session", noStore, sess.logout(AdminCookie))
+	v1.DELETE("/admin/session", noStore, sess.adminLogout)
 	v1.GET("/admin/session", noStore, g.admin, sess.adminSessionInfo)
 
 	v1.GET("/time", shop.serverTime)
