@@ -157,7 +157,7 @@ func (a *App) listen(now func() time.Time) error {
 			AdminToken: a.cfg.AdminToken, DemoLogin: a.cfg.DemoLogin, TrustedProxies: a.cfg.TrustedProxies,
 			Rates:                httpapi.Rates{Shopper: a.cfg.RateShopper, IP: a.cfg.RateIP, Login: a.cfg.RateLogin},
 			RequirePurchaseToken: a.cfg.PurchaseTokens, PurchaseTokenTTL: a.cfg.PurchaseTTL,
-			SecureCookies: a.cfg.SecureCookies,
+			SecureCookies: a.cfg.SecureCookies, StreamsPerIP: a.cfg.StreamsPerIP,
 		},
 	})
 	ln, err := net.Listen("tcp", a.cfg.HTTPAddr)

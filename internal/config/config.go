@@ -43,6 +43,7 @@ type Config struct {
 	SecureCookies  bool             // SECKILL_SECURE_COOKIES: mark cookies Secure (behind a proxy that ends TLS)
 	SoldOutTTL     time.Duration    // SECKILL_SOLDOUT_TTL: how long a local sold-out mark answers without Redis; 0 = off
 	PprofAddr      string           // SECKILL_PPROF_ADDR: serve Go's profiler here; empty = off
+	StreamsPerIP   int              // SECKILL_SSE_PER_IP: event streams one client IP may hold open on a server; 0 = no cap
 }
 
 // ErrInvalid is returned (wrapped) for a setting that is missing or malformed.
@@ -87,6 +88,9 @@ func Load(getenv func(string) string) (Config, error) {
 		SecureCookies:  r.boolean("SECKILL_SECURE_COOKIES", false),
 		SoldOutTTL:     r.duration("SECKILL_SOLDOUT_TTL", time.Second),
 		PprofAddr:      r.str("SECKILL_PPROF_ADDR", ""),
+		// A page opens one or two streams; an office behind one address
+		// has many pages open, a client holding hundreds is abusing them.
+		StreamsPerIP: r.integer("SECKILL_SSE_PER_IP", 20),
 	}
 	if r.err != nil {
 		return Config{}, r.err
@@ -112,6 +116,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: SECKILL_ADMISSION_MULTIPLE and SECKILL_ADMISSION_FLOOR must not be negative", ErrInvalid)
 	case c.PersistLinger < 0 || c.PersistLinger > 500*time.Millisecond:
 		return fmt.Errorf("%w: SECKILL_PERSIST_LINGER must be between 0 and 500ms, or orders reach MySQL late", ErrInvalid)
+	case c.StreamsPerIP < 0:
+		return fmt.Errorf("%w: SECKILL_SSE_PER_IP must not be negative", ErrInvalid)
 	case c.SoldOutTTL < 0:
 		return fmt.Errorf("%w: SECKILL_SOLDOUT_TTL must not be negative", ErrInvalid)
 	case c.PaymentTimeout <= 0 || c.SweepEvery <= 0 || c.ReconcileEvery <= 0:

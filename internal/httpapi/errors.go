@@ -66,6 +66,8 @@ var (
 	errWrongAdmin     = apiErr(http.StatusUnauthorized, "unauthenticated", "that admin token is not right")
 	errCSRF           = apiErr(http.StatusForbidden, "csrf_rejected", "this request must come from the shop's own pages")
 	errRateLimited    = apiErr(http.StatusTooManyRequests, "rate_limited", "too many requests; slow down and retry after the time in Retry-After")
+	errTooManyStreams = apiErr(http.StatusTooManyRequests, "too_many_streams",
+		"too many event streams are open from this address; close one, or retry after the time in Retry-After")
 
 	errItemNotFound    = apiErr(http.StatusNotFound, "item_not_found", "no such sale")
 	errStockConflict   = apiErr(http.StatusConflict, "stock_conflict", "stock_total cannot go below what is already sold")

@@ -74,6 +74,9 @@ type Settings struct {
 	// SecureCookies marks session cookies Secure even when this server
 	// itself speaks plain HTTP: behind a proxy that ends TLS.
 	SecureCookies bool
+	// StreamsPerIP caps the event streams one client holds open on this
+	// server; 0: no cap.
+	StreamsPerIP int
 }
 
 // Rates are the limits the server applies.
@@ -108,6 +111,7 @@ func New(d Deps) *gin.Engine {
 	r.GET("/static/*filepath", ops.static)
 
 	v1, sess, shop, orders, room, admin := r.Group("/api/v1", g.sameOrigin), a.sessions, a.shop, a.orders, a.room, a.admin
+	streams := newStreamCap(d.StreamsPerIP).hold(g.fail) // every event stream holds one of its client's slots
 	// noStore: the answer carries a token or a shopper's data.
 	v1.POST("/session", noStore, g.limit("login"), sess.login)
 	v1.DELETE("/session", noStore, sess.logout(SessionCookie))
@@ -128,16 +132,16 @@ func New(d Deps) *gin.Engine {
 
 	v1.POST("/items/:id/room", noStore, g.shopper, g.limit("room"), room.join)
 	v1.GET("/items/:id/room", noStore, g.shopper, g.limit("room"), room.look)
-	v1.GET("/items/:id/room/events", room.events)
+	v1.GET("/items/:id/room/events", streams, room.events)
 
 	v1.GET("/orders", noStore, g.shopper, orders.list)
 	v1.GET("/orders/:id", noStore, g.shopper, orders.get)
-	v1.GET("/orders/:id/events", noStore, g.shopper, orders.events)
+	v1.GET("/orders/:id/events", noStore, g.shopper, streams, orders.events)
 	v1.POST("/orders/:id/pay", noStore, g.shopper, orders.pay)
 	v1.POST("/orders/:id/cancel", noStore, g.shopper, orders.cancel)
 
 	adm := v1.Group("/admin", noStore, g.admin, a.forgetSnapshotsOnChange)
-	adm.GET("/events", admin.events)
+	adm.GET("/events", streams, admin.events)
 	adm.POST("/items", admin.createItem)
 	adm.PATCH("/items/:id", admin.updateItem)
 	adm.POST("/items/:id/variants", admin.addVariant)
