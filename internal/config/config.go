@@ -44,6 +44,7 @@ type Config struct {
 	SoldOutTTL     time.Duration    // SECKILL_SOLDOUT_TTL: how long a local sold-out mark answers without Redis; 0 = off
 	PprofAddr      string           // SECKILL_PPROF_ADDR: serve Go's profiler here; empty = off
 	StreamsPerIP   int              // SECKILL_SSE_PER_IP: event streams one client IP may hold open on a server; 0 = no cap
+	BodyTimeout    time.Duration    // SECKILL_BODY_TIMEOUT: how long a request's body may take to arrive
 }
 
 // ErrInvalid is returned (wrapped) for a setting that is missing or malformed.
@@ -91,6 +92,7 @@ func Load(getenv func(string) string) (Config, error) {
 		// A page opens one or two streams; an office behind one address
 		// has many pages open, a client holding hundreds is abusing them.
 		StreamsPerIP: r.integer("SECKILL_SSE_PER_IP", 20),
+		BodyTimeout:  r.duration("SECKILL_BODY_TIMEOUT", 10*time.Second),
 	}
 	if r.err != nil {
 		return Config{}, r.err
@@ -118,6 +120,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: SECKILL_PERSIST_LINGER must be between 0 and 500ms, or orders reach MySQL late", ErrInvalid)
 	case c.StreamsPerIP < 0:
 		return fmt.Errorf("%w: SECKILL_SSE_PER_IP must not be negative", ErrInvalid)
+	case c.BodyTimeout <= 0:
+		return fmt.Errorf("%w: SECKILL_BODY_TIMEOUT must be positive", ErrInvalid)
 	case c.SoldOutTTL < 0:
 		return fmt.Errorf("%w: SECKILL_SOLDOUT_TTL must not be negative", ErrInvalid)
 	case c.PaymentTimeout <= 0 || c.SweepEvery <= 0 || c.ReconcileEvery <= 0:

@@ -27,7 +27,7 @@ func TestDefaults(t *testing.T) {
 	}
 	if c.HTTPAddr != ":8080" || c.Redis.Addr != "127.0.0.1:6379" || c.Redis.IsCluster() || c.RedisPrefix != "seckill" || !c.DemoLogin ||
 		!strings.Contains(c.MySQLDSN, "tcp(127.0.0.1:3306)/seckill") || c.Workers != 2 || c.SessionTTL != 24*time.Hour ||
-		c.PersistLinger != 300*time.Millisecond || c.StreamsPerIP != 20 {
+		c.PersistLinger != 300*time.Millisecond || c.BodyTimeout != 10*time.Second || c.StreamsPerIP != 20 {
 		t.Fatalf("defaults = %+v", c)
 	}
 }
@@ -36,12 +36,12 @@ func TestOverrides(t *testing.T) {
 	t.Parallel()
 	c, err := config.Load(env(secrets(map[string]string{"SECKILL_HTTP_ADDR": ":9", "SECKILL_DEMO_LOGIN": "false",
 		"SECKILL_WORKERS": "4", "SECKILL_CLAIM_IDLE": "5s", "SECKILL_REDIS_PREFIX": "shop1",
-		"SECKILL_SSE_PER_IP": "0"})))
+		"SECKILL_BODY_TIMEOUT": "3s", "SECKILL_SSE_PER_IP": "0"})))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.HTTPAddr != ":9" || c.DemoLogin || c.Workers != 4 || c.ClaimIdle != 5*time.Second || c.RedisPrefix != "shop1" ||
-		c.StreamsPerIP != 0 {
+		c.BodyTimeout != 3*time.Second || c.StreamsPerIP != 0 {
 		t.Fatalf("overrides = %+v", c)
 	}
 }
@@ -65,6 +65,8 @@ func TestInvalid(t *testing.T) {
 		"bad floor":         secrets(map[string]string{"SECKILL_ADMISSION_FLOOR": "2k"}),
 		"negative multiple": secrets(map[string]string{"SECKILL_ADMISSION_MULTIPLE": "-1"}),
 		"long linger":       secrets(map[string]string{"SECKILL_PERSIST_LINGER": "2s"}),
+		"zero body timeout": secrets(map[string]string{"SECKILL_BODY_TIMEOUT": "0s"}),
+		"bad body timeout":  secrets(map[string]string{"SECKILL_BODY_TIMEOUT": "soon"}),
 		"negative sse cap":  secrets(map[string]string{"SECKILL_SSE_PER_IP": "-1"}),
 	}
 	for name, m := range tests {

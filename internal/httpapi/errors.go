@@ -59,6 +59,7 @@ var (
 	errNoDemoLogin = apiErr(http.StatusNotFound, "not_found", "demo login is turned off")
 	errMethod      = apiErr(http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed on this route")
 	errTooLarge    = apiErr(http.StatusRequestEntityTooLarge, "payload_too_large", "the request body is too large")
+	errBodyTimeout = apiErr(http.StatusRequestTimeout, "request_timeout", "the request body did not arrive in time")
 
 	errSignIn         = apiErr(http.StatusUnauthorized, "unauthenticated", "sign in first: send Authorization: Bearer <token>")
 	errSessionExpired = apiErr(http.StatusUnauthorized, "unauthenticated", "the token is invalid or expired; sign in again")

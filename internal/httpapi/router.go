@@ -74,6 +74,9 @@ type Settings struct {
 	// SecureCookies marks session cookies Secure even when this server
 	// itself speaks plain HTTP: behind a proxy that ends TLS.
 	SecureCookies bool
+	// BodyTimeout is how long a request's body may take to arrive; 0: no
+	// limit.
+	BodyTimeout time.Duration
 	// StreamsPerIP caps the event streams one client holds open on this
 	// server; 0: no cap.
 	StreamsPerIP int
@@ -96,7 +99,7 @@ func New(d Deps) *gin.Engine {
 		panic("httpapi: bad trusted proxies: " + err.Error()) // validated in config
 	}
 	r.Use(gin.CustomRecoveryWithWriter(io.Discard, g.recovered))
-	r.Use(requestLog(a.log), securityHeaders, d.Metrics.middleware, limitBody(1<<20))
+	r.Use(requestLog(a.log), securityHeaders, d.Metrics.middleware, bodyDeadline(d.BodyTimeout), limitBody(1<<20))
 	r.NoRoute(func(c *gin.Context) { g.fail(c, errNoRoute) })
 	r.NoMethod(func(c *gin.Context) { g.fail(c, errMethod) })
 
