@@ -158,7 +158,7 @@ func (a *App) listen(now func() time.Time) error {
 			Rates:                httpapi.Rates{Shopper: a.cfg.RateShopper, IP: a.cfg.RateIP, Login: a.cfg.RateLogin},
 			RequirePurchaseToken: a.cfg.PurchaseTokens, PurchaseTokenTTL: a.cfg.PurchaseTTL,
 			SecureCookies: a.cfg.SecureCookies, StreamsPerIP: a.cfg.StreamsPerIP,
-			BodyTimeout: cmp.Or(a.cfg.BodyTimeout, 10*time.Second),
+			BodyTimeout: cmp.Or(a.cfg.BodyTimeout, 10*time.Second), OpsCache: a.cfg.OpsCache,
 		},
 	})
 	ln, err := net.Listen("tcp", a.cfg.HTTPAddr)

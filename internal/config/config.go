@@ -45,6 +45,7 @@ type Config struct {
 	PprofAddr      string           // SECKILL_PPROF_ADDR: serve Go's profiler here; empty = off
 	StreamsPerIP   int              // SECKILL_SSE_PER_IP: event streams one client IP may hold open on a server; 0 = no cap
 	BodyTimeout    time.Duration    // SECKILL_BODY_TIMEOUT: how long a request's body may take to arrive
+	OpsCache       time.Duration    // SECKILL_OPS_CACHE: how long /readyz's verdict and /metrics' gathering are reused; 0 = not at all
 }
 
 // ErrInvalid is returned (wrapped) for a setting that is missing or malformed.
@@ -93,6 +94,7 @@ func Load(getenv func(string) string) (Config, error) {
 		// has many pages open, a client holding hundreds is abusing them.
 		StreamsPerIP: r.integer("SECKILL_SSE_PER_IP", 20),
 		BodyTimeout:  r.duration("SECKILL_BODY_TIMEOUT", 10*time.Second),
+		OpsCache:     r.duration("SECKILL_OPS_CACHE", time.Second),
 	}
 	if r.err != nil {
 		return Config{}, r.err
@@ -122,6 +124,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: SECKILL_SSE_PER_IP must not be negative", ErrInvalid)
 	case c.BodyTimeout <= 0:
 		return fmt.Errorf("%w: SECKILL_BODY_TIMEOUT must be positive", ErrInvalid)
+	case c.OpsCache < 0 || c.OpsCache > 10*time.Second:
+		return fmt.Errorf("%w: SECKILL_OPS_CACHE must be between 0 and 10s, or probes see a stale verdict", ErrInvalid)
 	case c.SoldOutTTL < 0:
 		return fmt.Errorf("%w: SECKILL_SOLDOUT_TTL must not be negative", ErrInvalid)
 	case c.PaymentTimeout <= 0 || c.SweepEvery <= 0 || c.ReconcileEvery <= 0:

@@ -77,6 +77,9 @@ type Settings struct {
 	// BodyTimeout is how long a request's body may take to arrive; 0: no
 	// limit.
 	BodyTimeout time.Duration
+	// OpsCache is how long /readyz's verdict and /metrics' gathering are
+	// reused, so a flood of either costs the stores nothing; 0: none.
+	OpsCache time.Duration
 	// StreamsPerIP caps the event streams one client holds open on this
 	// server; 0: no cap.
 	StreamsPerIP int
@@ -106,7 +109,7 @@ func New(d Deps) *gin.Engine {
 	ops := a.ops
 	r.GET("/healthz", ops.healthz)
 	r.GET("/readyz", ops.readyz)
-	r.GET("/metrics", gin.WrapH(d.Metrics.Handler()))
+	r.GET("/metrics", gin.WrapH(d.Metrics.Handler(d.OpsCache)))
 	r.GET("/", ops.page("index.html"))
 	r.GET("/sale/:id", ops.page("sale.html"))
 	r.GET("/orders", ops.page("orders.html"))
@@ -185,7 +188,7 @@ func newAreas(d Deps) areas {
 	g := newGuards(rep, d, purchaseTok, admissionTok, reserved)
 	return areas{
 		log: log, guards: g, snaps: snaps,
-		ops:      opsAPI{replier: rep, ready: d.Ready, web: d.Web},
+		ops:      opsAPI{replier: rep, ready: cachedReady(d.Ready, d.OpsCache), web: d.Web},
 		sessions: sessionAPI{replier: rep, guards: g, tokens: d.Tokens, demoLogin: d.DemoLogin, cookies: cookies},
 		shop: shopAPI{saleView: sales, snaps: snaps, reserved: reserved, sales: d.Sales, orders: d.Orders, keys: d.Stock, gate: d.Gate, soldOut: d.SoldOut, tokens: purchaseTok,
 			newOrderID: d.NewOrderID},
