@@ -31,6 +31,7 @@ import (
 	"github.com/seckill/seckill/internal/ratelimit"
 	"github.com/seckill/seckill/internal/redisconn"
 	"github.com/seckill/seckill/internal/report"
+	"github.com/seckill/seckill/internal/revoke"
 	"github.com/seckill/seckill/internal/room"
 	"github.com/seckill/seckill/internal/sale"
 	"github.com/seckill/seckill/internal/soldout"
@@ -160,7 +161,8 @@ func (a *App) listen(now func() time.Time) error {
 	engine := httpapi.New(httpapi.Deps{
 		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Sales: a.sales, Syncer: a.syncer,
 		Room: a.rooms, RoomEvents: a.roomWatch, Events: a.hub, Audit: a.audit, OrderFeed: a.feed,
-		Limiter: a.limiter, Gate: a.gate, SoldOut: a.soldOut, Metrics: a.metrics,
+		Revocations: revoke.New(a.rdb, a.keys),
+		Limiter:     a.limiter, Gate: a.gate, SoldOut: a.soldOut, Metrics: a.metrics,
 		Reports: report.New(a.db, now), Counters: a.counters,
 		Tokens: httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
 		Web:    web.FS, Logger: a.log, Now: now,
@@ -170,7 +172,8 @@ func (a *App) listen(now func() time.Time) error {
 			AdminToken: a.cfg.AdminToken, DemoLogin: a.cfg.DemoLogin, TrustedProxies: a.cfg.TrustedProxies,
 			Rates:                httpapi.Rates{Shopper: a.cfg.RateShopper, IP: a.cfg.RateIP, Login: a.cfg.RateLogin},
 			RequirePurchaseToken: a.cfg.PurchaseTokens, PurchaseTokenTTL: a.cfg.PurchaseTTL,
-			SecureCookies: a.cfg.SecureCookies,
+			SecureCookies: a.cfg.SecureCookies, StreamsPerIP: a.cfg.StreamsPerIP,
+			BodyTimeout: cmp.Or(a.cfg.BodyTimeout, 10*time.Second), OpsCache: a.cfg.OpsCache,
 		},
 	})
 	ln, err := net.Listen("tcp", a.cfg.HTTPAddr)

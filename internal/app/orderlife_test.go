@@ -175,17 +175,47 @@ func TestReconcileRepairsRedis(t *testing.T) {
 	rdb.Set(ctx, keys.Item(a).Stock(), 42, 0)
 	rdb.Del(ctx, keys.Item(b).Stock(), keys.Item(b).Meta(), keys.Item(b).Buyers()) // lost sale
 
+	// A GET only looks: it reports both drifts and leaves them in place.
 	r := s.call(t, "GET", "/api/v1/admin/reconcile", adminToken, nil)
+	if r.status != 200 || r.body["consistent"] != false || !strings.Contains(r.raw, `Redis stock of variant \"Default\"`) ||
+		!strings.Contains(r.raw, "is +34 off MySQL") || !strings.Contains(r.raw, "Redis holds no state for the sale") ||
+		strings.Contains(r.raw, `"repaired":true`) {
+		t.Fatalf("check: %d %s", r.status, r.raw)
+	}
+	if got := rdb.Get(ctx, keys.Item(a).Stock()).Val(); got != "42" || rdb.Exists(ctx, keys.Item(b).Meta()).Val() != 0 {
+		t.Fatalf("after the GET: stock of %d is %q, sale %d exists %d; want both drifts left in place", a, got, b,
+			rdb.Exists(ctx, keys.Item(b).Meta()).Val())
+	}
+	if n := reconcileLogRows(t, s); n != 0 {
+		t.Fatalf("after the GET: %d reconcile_log rows, want 0", n)
+	}
+
+	r = s.call(t, "POST", "/api/v1/admin/reconcile", adminToken, nil)
 	if r.status != 200 || r.body["consistent"] != false || !strings.Contains(r.raw, `corrected Redis stock of variant \"Default\"`) || !strings.Contains(r.raw, "by -34") ||
 		!strings.Contains(r.raw, "warmed from MySQL") {
 		t.Fatalf("first reconcile: %d %s", r.status, r.raw)
 	}
 	r = s.call(t, "GET", "/api/v1/admin/reconcile", adminToken, nil)
+	if r.body["consistent"] != true || strings.Contains(r.raw, "off MySQL") {
+		t.Fatalf("check after the repair: %s", r.raw)
+	}
+	r = s.call(t, "POST", "/api/v1/admin/reconcile", adminToken, nil)
 	if r.body["consistent"] != true || strings.Contains(r.raw, "corrected") {
 		t.Fatalf("second reconcile: %s", r.raw)
 	}
 	check(t, s.call(t, "POST", "/api/v1/items/"+itoa(b)+"/purchase", mintToken(t, "y1"), nil), want{409, "already_purchased", ""})
 	check(t, s.call(t, "GET", "/api/v1/admin/reconcile", "", nil), want{401, "unauthenticated", ""})
+	check(t, s.call(t, "POST", "/api/v1/admin/reconcile", "", nil), want{401, "unauthenticated", ""})
+}
+
+// reconcileLogRows counts the repairs recorded in the server's database.
+func reconcileLogRows(tb testing.TB, s *server) int {
+	tb.Helper()
+	var n int64
+	if err := s.db.Gorm.Table("reconcile_log").Count(&n).Error; err != nil {
+		tb.Fatal(err)
+	}
+	return int(n)
 }
 
 // jobRuns reads how many runs of a singleton job (sweeper, reconcile) this
@@ -198,4 +228,39 @@ func jobRuns(tb testing.TB, s *server, job string) int {
 	}
 	n, _ := strconv.Atoi(m[1])
 	return n
+}
+
+// TestReplayAnswersTheOrdersStatus: a retry with the Idempotency-Key of an
+// order since cancelled or paid answers that order with its real status
+// (still 202 and Idempotent-Replayed, as every replay), not "pending", and
+// takes no second unit.
+func TestReplayAnswersTheOrdersStatus(t *testing.T) {
+	t.Parallel()
+	s := start(t, newClock(t0))
+	id := s.sale(t, 10, 1, t0, t0.Add(time.Hour))
+	buy := "/api/v1/items/" + itoa(id) + "/purchase"
+	for _, tc := range []struct{ user, action, want string }{
+		{"rp-cancel", "cancel", "cancelled"},
+		{"rp-pay", "pay", "paid"},
+	} {
+		tok := mintToken(t, tc.user)
+		first := s.call(t, "POST", buy, tok, nil, "Idempotency-Key", "k-"+tc.user)
+		check(t, first, want{202, "", ""})
+		oid := first.str("order_id")
+		// Before MySQL has it, and once it has, the replay says what is so.
+		s.settle(t, id)
+		if r := s.call(t, "POST", buy, tok, nil, "Idempotency-Key", "k-"+tc.user); r.str("status") != "confirmed" || r.str("order_id") != oid {
+			t.Fatalf("%s: replay of a confirmed order: %d %s", tc.user, r.status, r.raw)
+		}
+		check(t, s.call(t, "POST", "/api/v1/orders/"+oid+"/"+tc.action, tok, nil), want{200, "", ""})
+		r := s.call(t, "POST", buy, tok, nil, "Idempotency-Key", "k-"+tc.user)
+		check(t, r, want{202, "", ""})
+		if r.str("status") != tc.want || r.str("order_id") != oid || r.header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("%s: replay after %s: %s %v, want status %q of order %s", tc.user, tc.action, r.raw, r.header, tc.want, oid)
+		}
+	}
+	st := s.settle(t, id)
+	if st.body["stock_redis"].(float64) != 9 || st.body["consistent"] != true {
+		t.Fatalf("after the replays: %s, want 9 left (one paid, one cancelled) and consistent", st.raw)
+	}
 }

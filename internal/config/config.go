@@ -45,6 +45,9 @@ type Config struct {
 	SecureCookies  bool             // SECKILL_SECURE_COOKIES: mark cookies Secure (behind a proxy that ends TLS)
 	SoldOutTTL     time.Duration    // SECKILL_SOLDOUT_TTL: how long a local sold-out mark answers without Redis; 0 = off
 	PprofAddr      string           // SECKILL_PPROF_ADDR: serve Go's profiler here; empty = off
+	StreamsPerIP   int              // SECKILL_SSE_PER_IP: event streams one client IP may hold open on a server; 0 = no cap
+	BodyTimeout    time.Duration    // SECKILL_BODY_TIMEOUT: how long a request's body may take to arrive
+	OpsCache       time.Duration    // SECKILL_OPS_CACHE: how long /readyz's verdict and /metrics' gathering are reused; 0 = not at all
 }
 
 // ErrInvalid is returned (wrapped) for a setting that is missing or malformed.
@@ -91,6 +94,11 @@ func Load(getenv func(string) string) (Config, error) {
 		SecureCookies:  r.boolean("SECKILL_SECURE_COOKIES", false),
 		SoldOutTTL:     r.duration("SECKILL_SOLDOUT_TTL", time.Second),
 		PprofAddr:      r.str("SECKILL_PPROF_ADDR", ""),
+		// A page opens one or two streams; an office behind one address
+		// has many pages open, a client holding hundreds is abusing them.
+		StreamsPerIP: r.integer("SECKILL_SSE_PER_IP", 20),
+		BodyTimeout:  r.duration("SECKILL_BODY_TIMEOUT", 10*time.Second),
+		OpsCache:     r.duration("SECKILL_OPS_CACHE", time.Second),
 	}
 	if r.err != nil {
 		return Config{}, r.err
@@ -116,6 +124,12 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: SECKILL_ADMISSION_MULTIPLE and SECKILL_ADMISSION_FLOOR must not be negative", ErrInvalid)
 	case c.PersistLinger < 0 || c.PersistLinger > 500*time.Millisecond:
 		return fmt.Errorf("%w: SECKILL_PERSIST_LINGER must be between 0 and 500ms, or orders reach MySQL late", ErrInvalid)
+	case c.StreamsPerIP < 0:
+		return fmt.Errorf("%w: SECKILL_SSE_PER_IP must not be negative", ErrInvalid)
+	case c.BodyTimeout <= 0:
+		return fmt.Errorf("%w: SECKILL_BODY_TIMEOUT must be positive", ErrInvalid)
+	case c.OpsCache < 0 || c.OpsCache > 10*time.Second:
+		return fmt.Errorf("%w: SECKILL_OPS_CACHE must be between 0 and 10s, or probes see a stale verdict", ErrInvalid)
 	case c.SoldOutTTL < 0:
 		return fmt.Errorf("%w: SECKILL_SOLDOUT_TTL must not be negative", ErrInvalid)
 	case c.RetireEvery < 0:

@@ -27,7 +27,7 @@ func TestDefaults(t *testing.T) {
 	}
 	if c.HTTPAddr != ":8080" || c.Redis.Addr != "127.0.0.1:6379" || c.Redis.IsCluster() || c.RedisPrefix != "seckill" || !c.DemoLogin ||
 		!strings.Contains(c.MySQLDSN, "tcp(127.0.0.1:3306)/seckill") || c.Workers != 2 || c.SessionTTL != 24*time.Hour ||
-		c.PersistLinger != 300*time.Millisecond {
+		c.PersistLinger != 300*time.Millisecond || c.BodyTimeout != 10*time.Second || c.StreamsPerIP != 20 || c.OpsCache != time.Second {
 		t.Fatalf("defaults = %+v", c)
 	}
 }
@@ -36,12 +36,12 @@ func TestOverrides(t *testing.T) {
 	t.Parallel()
 	c, err := config.Load(env(secrets(map[string]string{"SECKILL_HTTP_ADDR": ":9", "SECKILL_DEMO_LOGIN": "false",
 		"SECKILL_WORKERS": "4", "SECKILL_CLAIM_IDLE": "5s", "SECKILL_REDIS_PREFIX": "shop1",
-		"SECKILL_INSTANCE": "shop1-a"})))
+		"SECKILL_INSTANCE": "shop1-a", "SECKILL_BODY_TIMEOUT": "3s", "SECKILL_SSE_PER_IP": "0", "SECKILL_OPS_CACHE": "0s"})))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.HTTPAddr != ":9" || c.DemoLogin || c.Workers != 4 || c.ClaimIdle != 5*time.Second || c.RedisPrefix != "shop1" ||
-		c.Instance != "shop1-a" {
+		c.Instance != "shop1-a" || c.BodyTimeout != 3*time.Second || c.StreamsPerIP != 0 || c.OpsCache != 0 {
 		t.Fatalf("overrides = %+v", c)
 	}
 }
@@ -49,23 +49,28 @@ func TestOverrides(t *testing.T) {
 func TestInvalid(t *testing.T) {
 	t.Parallel()
 	tests := map[string]map[string]string{
-		"no admin token":    {"SECKILL_ADMIN_TOKEN": "", "SECKILL_JWT_SECRET": strings.Repeat("s", 32)},
-		"short admin":       secrets(map[string]string{"SECKILL_ADMIN_TOKEN": "short"}),
-		"no jwt secret":     {"SECKILL_ADMIN_TOKEN": "admin-token-0123456789"},
-		"short jwt secret":  secrets(map[string]string{"SECKILL_JWT_SECRET": strings.Repeat("s", 31)}),
-		"bad bool":          secrets(map[string]string{"SECKILL_DEMO_LOGIN": "maybe"}),
-		"bad int":           secrets(map[string]string{"SECKILL_WORKERS": "two"}),
-		"zero workers":      secrets(map[string]string{"SECKILL_WORKERS": "0"}),
-		"bad duration":      secrets(map[string]string{"SECKILL_CLAIM_IDLE": "soon"}),
-		"bad proxy":         secrets(map[string]string{"SECKILL_TRUSTED_PROXIES": "10.0.0.1, proxy.local"}),
-		"cluster no port":   secrets(map[string]string{"SECKILL_REDIS_ADDRS": "10.0.0.1:7000,10.0.0.2"}),
-		"cluster bad url":   secrets(map[string]string{"SECKILL_REDIS_ADDRS": "redis://h:7000?nonsense=1"}),
-		"cluster empty":     secrets(map[string]string{"SECKILL_REDIS_ADDRS": " , "}),
-		"negative floor":    secrets(map[string]string{"SECKILL_ADMISSION_FLOOR": "-1"}),
-		"bad floor":         secrets(map[string]string{"SECKILL_ADMISSION_FLOOR": "2k"}),
-		"negative multiple": secrets(map[string]string{"SECKILL_ADMISSION_MULTIPLE": "-1"}),
-		"long linger":       secrets(map[string]string{"SECKILL_PERSIST_LINGER": "2s"}),
-		"negative retire":   secrets(map[string]string{"SECKILL_RETIRE_EVERY": "-1m"}),
+		"no admin token":     {"SECKILL_ADMIN_TOKEN": "", "SECKILL_JWT_SECRET": strings.Repeat("s", 32)},
+		"short admin":        secrets(map[string]string{"SECKILL_ADMIN_TOKEN": "short"}),
+		"no jwt secret":      {"SECKILL_ADMIN_TOKEN": "admin-token-0123456789"},
+		"short jwt secret":   secrets(map[string]string{"SECKILL_JWT_SECRET": strings.Repeat("s", 31)}),
+		"bad bool":           secrets(map[string]string{"SECKILL_DEMO_LOGIN": "maybe"}),
+		"bad int":            secrets(map[string]string{"SECKILL_WORKERS": "two"}),
+		"zero workers":       secrets(map[string]string{"SECKILL_WORKERS": "0"}),
+		"bad duration":       secrets(map[string]string{"SECKILL_CLAIM_IDLE": "soon"}),
+		"bad proxy":          secrets(map[string]string{"SECKILL_TRUSTED_PROXIES": "10.0.0.1, proxy.local"}),
+		"cluster no port":    secrets(map[string]string{"SECKILL_REDIS_ADDRS": "10.0.0.1:7000,10.0.0.2"}),
+		"cluster bad url":    secrets(map[string]string{"SECKILL_REDIS_ADDRS": "redis://h:7000?nonsense=1"}),
+		"cluster empty":      secrets(map[string]string{"SECKILL_REDIS_ADDRS": " , "}),
+		"negative floor":     secrets(map[string]string{"SECKILL_ADMISSION_FLOOR": "-1"}),
+		"bad floor":          secrets(map[string]string{"SECKILL_ADMISSION_FLOOR": "2k"}),
+		"negative multiple":  secrets(map[string]string{"SECKILL_ADMISSION_MULTIPLE": "-1"}),
+		"long linger":        secrets(map[string]string{"SECKILL_PERSIST_LINGER": "2s"}),
+		"negative retire":    secrets(map[string]string{"SECKILL_RETIRE_EVERY": "-1m"}),
+		"zero body timeout":  secrets(map[string]string{"SECKILL_BODY_TIMEOUT": "0s"}),
+		"bad body timeout":   secrets(map[string]string{"SECKILL_BODY_TIMEOUT": "soon"}),
+		"negative sse cap":   secrets(map[string]string{"SECKILL_SSE_PER_IP": "-1"}),
+		"long ops cache":     secrets(map[string]string{"SECKILL_OPS_CACHE": "1m"}),
+		"negative ops cache": secrets(map[string]string{"SECKILL_OPS_CACHE": "-1s"}),
 	}
 	for name, m := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -32,6 +32,7 @@ type Retirer interface {
 type SyncAdmin interface {
 	Stats(ctx context.Context, itemID int64) (stocksync.Stats, error)
 	Reconcile(ctx context.Context) (stocksync.Report, error)
+	Check(ctx context.Context) (stocksync.Report, error)
 }
 
 // Events hands out the dashboard's stream of snapshots (dashboard.Hub).
@@ -137,9 +138,15 @@ func (a adminAPI) itemStats(c *gin.Context) {
 	c.JSON(http.StatusOK, st)
 }
 
+// checkStores checks every open sale now and reports what drifted; a GET
+// changes nothing (a crawler, a prefetch or a reload must not repair).
+func (a adminAPI) checkStores(c *gin.Context) { a.report(c, a.sync.Check) }
+
 // reconcile checks every open sale now and repairs Redis where it drifted.
-func (a adminAPI) reconcile(c *gin.Context) {
-	rep, err := a.sync.Reconcile(c.Request.Context())
+func (a adminAPI) reconcile(c *gin.Context) { a.report(c, a.sync.Reconcile) }
+
+func (a adminAPI) report(c *gin.Context, run func(context.Context) (stocksync.Report, error)) {
+	rep, err := run(c.Request.Context())
 	if err != nil {
 		a.fail(c, err)
 		return

@@ -111,7 +111,7 @@ type guards struct {
 
 func newGuards(rep replier, d Deps, purchaseTok, admissionTok purchaseTokens, reserved *saleSet) *guards {
 	return &guards{replier: rep, tokens: d.Tokens, adminDigest: sha256.Sum256([]byte(d.AdminToken)),
-		adminSess: newAdminSessions(string(d.Tokens.secret), d.AdminToken, d.Now),
+		adminSess: newAdminSessions(string(d.Tokens.secret), d.AdminToken, d.Now, d.Revocations),
 		limiter:   d.Limiter, rates: d.Rates, purchaseTok: purchaseTok, admissionTok: admissionTok,
 		requireToken: d.RequirePurchaseToken, soldOut: d.SoldOut, reserved: reserved, now: d.Now}
 }
@@ -138,16 +138,24 @@ func (g *guards) shopper(c *gin.Context) {
 func userOf(c *gin.Context) string { return c.GetString(userKey) }
 
 // admin requires the admin token as a bearer token, or the dashboard's
-// session cookie. The request's context then names the admin, by a
-// fingerprint of the credential, and the request id, for the audit log.
+// session cookie, unless that session was signed out. The request's
+// context then names the admin, by a fingerprint of the credential, and the
+// request id, for the audit log.
 func (g *guards) admin(c *gin.Context) {
 	if tok := bearer(c.GetHeader("Authorization")); g.isAdminToken(tok) {
 		actAs(c, audit.Fingerprint("token", tok))
 		return
 	}
-	if cookie, err := c.Cookie(AdminCookie); err == nil && g.adminSess.valid(cookie) {
-		actAs(c, audit.Fingerprint("session", cookie))
-		return
+	if cookie, err := c.Cookie(AdminCookie); err == nil {
+		ok, err := g.adminSess.valid(c.Request.Context(), cookie)
+		if err != nil {
+			g.fail(c, err) // a signed-out session must not pass while the list is out of reach
+			return
+		}
+		if ok {
+			actAs(c, audit.Fingerprint("session", cookie))
+			return
+		}
 	}
 	g.fail(c, errAdminOnly)
 }

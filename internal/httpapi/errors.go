@@ -60,6 +60,7 @@ var (
 	errNoDemoLogin = apiErr(http.StatusNotFound, "not_found", "demo login is turned off")
 	errMethod      = apiErr(http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed on this route")
 	errTooLarge    = apiErr(http.StatusRequestEntityTooLarge, "payload_too_large", "the request body is too large")
+	errBodyTimeout = apiErr(http.StatusRequestTimeout, "request_timeout", "the request body did not arrive in time")
 
 	errSignIn         = apiErr(http.StatusUnauthorized, "unauthenticated", "sign in first: send Authorization: Bearer <token>")
 	errSessionExpired = apiErr(http.StatusUnauthorized, "unauthenticated", "the token is invalid or expired; sign in again")
@@ -67,6 +68,8 @@ var (
 	errWrongAdmin     = apiErr(http.StatusUnauthorized, "unauthenticated", "that admin token is not right")
 	errCSRF           = apiErr(http.StatusForbidden, "csrf_rejected", "this request must come from the shop's own pages")
 	errRateLimited    = apiErr(http.StatusTooManyRequests, "rate_limited", "too many requests; slow down and retry after the time in Retry-After")
+	errTooManyStreams = apiErr(http.StatusTooManyRequests, "too_many_streams",
+		"too many event streams are open from this address; close one, or retry after the time in Retry-After")
 
 	errItemNotFound    = apiErr(http.StatusNotFound, "item_not_found", "no such sale")
 	errStockConflict   = apiErr(http.StatusConflict, "stock_conflict", "stock_total cannot go below what is already sold")

@@ -43,7 +43,9 @@ type sseStream struct {
 func startSSE(c *gin.Context) *sseStream {
 	h := c.Writer.Header()
 	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
+	if h.Get("Cache-Control") == "" { // a private stream has no-store already
+		h.Set("Cache-Control", "no-cache")
+	}
 	h.Set("X-Accel-Buffering", "no") // proxies must not buffer the stream
 	c.Status(http.StatusOK)
 	io.WriteString(c.Writer, "retry: 2000\n\n")

@@ -29,6 +29,9 @@ func readBody(c *gin.Context) ([]byte, error) {
 	if errors.As(err, &tooBig) {
 		return nil, errTooLarge
 	}
+	if stalledBody(err) {
+		return nil, errBodyTimeout
+	}
 	if err != nil {
 		return nil, invalid("", "could not read the request body")
 	}

@@ -73,8 +73,11 @@ func NewMetrics(streamLag func() float64) *Metrics {
 	return m
 }
 
-// Handler serves the metrics.
-func (m *Metrics) Handler() http.Handler { return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}) }
+// Handler serves the metrics, gathered at most once per cacheFor however
+// many scrape (0: at every scrape).
+func (m *Metrics) Handler(cacheFor time.Duration) http.Handler {
+	return promhttp.HandlerFor(cachedGatherer(m.reg, cacheFor), promhttp.HandlerOpts{})
+}
 
 // JobRan counts a run of a singleton job by this server.
 func (m *Metrics) JobRan(job string) { m.jobRuns.WithLabelValues(job).Inc() }

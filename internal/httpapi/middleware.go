@@ -87,3 +87,12 @@ func saneRequestID(id string) bool {
 		return !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-' || r == '_')
 	}) < 0
 }
+
+// noStoreValue is shared by every answer that sets it; nothing appends.
+var noStoreValue = []string{"no-store"}
+
+// noStore keeps an answer that carries a token or a shopper's data out of
+// every cache: a shared proxy's, and the browser's own (a shared computer's
+// next user must not find it with the back button). It runs before the
+// route's guards, so their refusals carry it too.
+func noStore(c *gin.Context) { c.Writer.Header()["Cache-Control"] = noStoreValue }

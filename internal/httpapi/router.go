@@ -20,26 +20,27 @@ import (
 // Deps is what the server is built from: the domain parts, each as the
 // small interface its handlers use, and the settings.
 type Deps struct {
-	Catalog    SaleReader         // catalog.Store
-	Stock      StockReader        // stock.Store
-	Orders     OrderReader        // order.Store
-	Sales      SaleService        // sale.Service
-	Syncer     SyncAdmin          // stocksync.Syncer
-	Room       Room               // room.Store: the waiting rooms of sales that have one
-	RoomEvents RoomEvents         // room.Watcher: their live standings
-	Events     Events             // dashboard.Hub: the admin dashboard's live snapshots
-	Audit      AuditLog           // audit.Store: the admin actions recorded
-	OrderFeed  OrderFeed          // orderfeed.Feed: wakes the streams following an order; nil: they look every few seconds
-	Limiter    *ratelimit.Limiter // nil: no rate limits
-	Gate       *admission.Gate    // nil: every purchase reaches Redis
-	SoldOut    *soldout.Marks     // nil: no local sold-out marks
-	Metrics    *Metrics
-	Reports    Reports    // report.Builder: post-sale reports from MySQL
-	Counters   *tally.Set // per-sale counts for the reports; nil: none
-	Tokens     *Tokens
-	Web        fs.FS // the pages, and their files under static/
-	Logger     *slog.Logger
-	Now        func() time.Time
+	Catalog     SaleReader         // catalog.Store
+	Stock       StockReader        // stock.Store
+	Orders      OrderReader        // order.Store
+	Sales       SaleService        // sale.Service
+	Syncer      SyncAdmin          // stocksync.Syncer
+	Room        Room               // room.Store: the waiting rooms of sales that have one
+	RoomEvents  RoomEvents         // room.Watcher: their live standings
+	Events      Events             // dashboard.Hub: the admin dashboard's live snapshots
+	Audit       AuditLog           // audit.Store: the admin actions recorded
+	OrderFeed   OrderFeed          // orderfeed.Feed: wakes the streams following an order; nil: they look every few seconds
+	Revocations Revocations        // revoke.Store: admin sessions signed out
+	Limiter     *ratelimit.Limiter // nil: no rate limits
+	Gate        *admission.Gate    // nil: every purchase reaches Redis
+	SoldOut     *soldout.Marks     // nil: no local sold-out marks
+	Metrics     *Metrics
+	Reports     Reports    // report.Builder: post-sale reports from MySQL
+	Counters    *tally.Set // per-sale counts for the reports; nil: none
+	Tokens      *Tokens
+	Web         fs.FS // the pages, and their files under static/
+	Logger      *slog.Logger
+	Now         func() time.Time
 	// NewOrderID names a reservation before the script runs.
 	NewOrderID func() string
 	Ready      func(ctx context.Context) map[string]string // failing checks by name
@@ -78,6 +79,15 @@ type Settings struct {
 	// SecureCookies marks session cookies Secure even when this server
 	// itself speaks plain HTTP: behind a proxy that ends TLS.
 	SecureCookies bool
+	// BodyTimeout is how long a request's body may take to arrive; 0: no
+	// limit.
+	BodyTimeout time.Duration
+	// OpsCache is how long /readyz's verdict and /metrics' gathering are
+	// reused, so a flood of either costs the stores nothing; 0: none.
+	OpsCache time.Duration
+	// StreamsPerIP caps the event streams one client holds open on this
+	// server; 0: no cap.
+	StreamsPerIP int
 }
 
 // Rates are the limits the server applies.
@@ -97,14 +107,14 @@ func New(d Deps) *gin.Engine {
 		panic("httpapi: bad trusted proxies: " + err.Error()) // validated in config
 	}
 	r.Use(gin.CustomRecoveryWithWriter(io.Discard, g.recovered))
-	r.Use(requestLog(a.log), securityHeaders, d.Metrics.middleware, limitBody(1<<20))
+	r.Use(requestLog(a.log), securityHeaders, d.Metrics.middleware, bodyDeadline(d.BodyTimeout), limitBody(1<<20))
 	r.NoRoute(func(c *gin.Context) { g.fail(c, errNoRoute) })
 	r.NoMethod(func(c *gin.Context) { g.fail(c, errMethod) })
 
 	ops := a.ops
 	r.GET("/healthz", ops.healthz)
 	r.GET("/readyz", ops.readyz)
-	r.GET("/metrics", gin.WrapH(d.Metrics.Handler()))
+	r.GET("/metrics", gin.WrapH(d.Metrics.Handler(d.OpsCache)))
 	r.GET("/", ops.page("index.html"))
 	r.GET("/sale/:id", ops.page("sale.html"))
 	r.GET("/orders", ops.page("orders.html"))
@@ -113,35 +123,37 @@ func New(d Deps) *gin.Engine {
 	r.GET("/static/*filepath", ops.static)
 
 	v1, sess, shop, orders, room, admin := r.Group("/api/v1", g.sameOrigin), a.sessions, a.shop, a.orders, a.room, a.admin
-	v1.POST("/session", g.limit("login"), sess.login)
-	v1.DELETE("/session", sess.logout(SessionCookie))
-	v1.GET("/session", g.shopper, sess.whoami)
-	v1.POST("/admin/session", g.limit("admin-login"), sess.adminLogin)
-	v1.DELETE("/admin/session", sess.logout(AdminCookie))
-	v1.GET("/admin/session", g.admin, sess.adminSessionInfo)
+	streams := newStreamCap(d.StreamsPerIP).hold(g.fail) // every event stream holds one of its client's slots
+	// noStore: the answer carries a token or a shopper's data.
+	v1.POST("/session", noStore, g.limit("login"), sess.login)
+	v1.DELETE("/session", noStore, sess.logout(SessionCookie))
+	v1.GET("/session", noStore, g.shopper, sess.whoami)
+	v1.POST("/admin/session", noStore, g.limit("admin-login"), sess.adminLogin)
+	v1.DELETE("/admin/session", noStore, sess.adminLogout)
+	v1.GET("/admin/session", noStore, g.admin, sess.adminSessionInfo)
 
 	v1.GET("/time", shop.serverTime)
 	v1.GET("/items", shop.listItems)
 	v1.GET("/items/:id", shop.getItem)
-	v1.GET("/items/:id/purchase-token", g.shopper, g.limit("token"), shop.purchaseToken)
+	v1.GET("/items/:id/purchase-token", noStore, g.shopper, g.limit("token"), shop.purchaseToken)
 	// A sale this server has seen sell out is answered before anything else,
 	// sign-in included: stock levels are public, and that storm must cost
 	// nothing.
-	v1.POST("/items/:id/purchase", d.Metrics.purchaseOutcome, countPurchase(d.Counters), g.soldOutMark, g.shopper, g.purchaseLimit(),
+	v1.POST("/items/:id/purchase", d.Metrics.purchaseOutcome, countPurchase(d.Counters), g.soldOutMark, noStore, g.shopper, g.purchaseLimit(),
 		g.requirePurchaseToken, shop.purchase)
 
-	v1.POST("/items/:id/room", g.shopper, g.limit("room"), room.join)
-	v1.GET("/items/:id/room", g.shopper, g.limit("room"), room.look)
-	v1.GET("/items/:id/room/events", room.events)
+	v1.POST("/items/:id/room", noStore, g.shopper, g.limit("room"), room.join)
+	v1.GET("/items/:id/room", noStore, g.shopper, g.limit("room"), room.look)
+	v1.GET("/items/:id/room/events", streams, room.events)
 
-	v1.GET("/orders", g.shopper, orders.list)
-	v1.GET("/orders/:id", g.shopper, orders.get)
-	v1.GET("/orders/:id/events", g.shopper, orders.events)
-	v1.POST("/orders/:id/pay", g.shopper, orders.pay)
-	v1.POST("/orders/:id/cancel", g.shopper, orders.cancel)
+	v1.GET("/orders", noStore, g.shopper, orders.list)
+	v1.GET("/orders/:id", noStore, g.shopper, orders.get)
+	v1.GET("/orders/:id/events", noStore, g.shopper, streams, orders.events)
+	v1.POST("/orders/:id/pay", noStore, g.shopper, orders.pay)
+	v1.POST("/orders/:id/cancel", noStore, g.shopper, orders.cancel)
 
-	adm := v1.Group("/admin", g.admin, a.forgetSnapshotsOnChange)
-	adm.GET("/events", admin.events)
+	adm := v1.Group("/admin", noStore, g.admin, a.forgetSnapshotsOnChange)
+	adm.GET("/events", streams, admin.events)
 	adm.POST("/items", admin.createItem)
 	adm.PATCH("/items/:id", admin.updateItem)
 	adm.POST("/items/:id/variants", admin.addVariant)
@@ -153,7 +165,8 @@ func New(d Deps) *gin.Engine {
 	adm.POST("/items/:id/end", admin.endItem)
 	adm.POST("/items/:id/retire", admin.retireItem)
 	adm.GET("/items/:id/stats", admin.itemStats)
-	adm.GET("/reconcile", admin.reconcile)
+	adm.GET("/reconcile", admin.checkStores)
+	adm.POST("/reconcile", admin.reconcile)
 	adm.GET("/audit", admin.auditLog)
 	adm.GET("/items/:id/report", a.report.report)
 	adm.GET("/items/:id/orders.csv", a.report.ordersCSV)
@@ -189,9 +202,9 @@ func newAreas(d Deps) areas {
 	g := newGuards(rep, d, purchaseTok, admissionTok, reserved)
 	return areas{
 		log: log, guards: g, snaps: snaps,
-		ops:      opsAPI{replier: rep, ready: d.Ready, web: d.Web},
+		ops:      opsAPI{replier: rep, ready: cachedReady(d.Ready, d.OpsCache), web: d.Web},
 		sessions: sessionAPI{replier: rep, guards: g, tokens: d.Tokens, demoLogin: d.DemoLogin, cookies: cookies},
-		shop: shopAPI{saleView: sales, snaps: snaps, reserved: reserved, sales: d.Sales, keys: d.Stock, gate: d.Gate, soldOut: d.SoldOut, tokens: purchaseTok,
+		shop: shopAPI{saleView: sales, snaps: snaps, reserved: reserved, sales: d.Sales, orders: d.Orders, keys: d.Stock, gate: d.Gate, soldOut: d.SoldOut, tokens: purchaseTok,
 			newOrderID: d.NewOrderID},
 		orders: orderAPI{replier: rep, catalog: d.Catalog, orders: d.Orders, pending: d.Stock, life: d.Sales,
 			feed: d.OrderFeed, sse: sse},

@@ -34,6 +34,7 @@ type shopAPI struct {
 	snaps      *snapshots
 	reserved   *saleSet // sales Redis has answered purchases of: their limits are the script's
 	sales      Purchaser
+	orders     OrderReader // a replayed order's status, once it is in MySQL
 	keys       IdempotencyKeys
 	gate       *admission.Gate // nil: every purchase reaches Redis
 	soldOut    *soldout.Marks  // nil: no local sold-out marks
@@ -153,14 +154,27 @@ func (s shopAPI) purchase(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	outcome := "reserved"
+	outcome, status := "reserved", order.StatusPending
 	if res.Replayed {
-		outcome = "replayed"
+		outcome, status = "replayed", s.replayedStatus(c.Request.Context(), res.OrderID, req.UserID)
 		c.Header("Idempotent-Replayed", "true")
 	}
 	c.Set(outcomeKey, outcome)
 	c.JSON(http.StatusAccepted, purchaseJSON{OrderID: res.OrderID, ItemID: req.ItemID, VariantID: res.VariantID,
-		UserID: req.UserID, Quantity: res.Quantity, Status: order.StatusPending})
+		UserID: req.UserID, Quantity: res.Quantity, Status: status})
+}
+
+// replayedStatus is the status of the order an Idempotency-Key reserved:
+// Redis keeps the key after the order is paid or cancelled, and only MySQL
+// knows which. An order not in MySQL yet is pending; so is one MySQL cannot
+// be asked about now, since a replay must still answer while MySQL is down
+// (purchases go on from Redis then).
+func (s shopAPI) replayedStatus(ctx context.Context, orderID, userID string) string {
+	o, err := s.orders.Get(ctx, orderID)
+	if err != nil || o.UserID != userID {
+		return order.StatusPending
+	}
+	return o.Status
 }
 
 func (s shopAPI) purchaseRequest(c *gin.Context) (stock.Request, error) {

@@ -29,6 +29,10 @@ func (s Space) ReturnsChannel() string { return s.prefix + ":stock-returned" }
 // of orders it changed (see package orderfeed).
 func (s Space) OrdersChannel() string { return s.prefix + ":orders-changed" }
 
+// RevokedSession marks an admin session signed out before its expiry (see
+// package revoke); it expires with the session.
+func (s Space) RevokedSession(id string) string { return s.prefix + ":revoked-session:" + id }
+
 // Return is a ReturnsChannel message: stock came back to a sale, as its
 // Count-th return, leaving Left available.
 type Return struct{ ItemID, Count, Left int64 }

@@ -112,7 +112,7 @@ func TestClusterFailoverMidStorm(t *testing.T) {
 // reconcile runs the admin reconciliation once, as the periodic job would.
 func reconcile(t testing.TB, api *harness.Client) {
 	t.Helper()
-	r, err := api.Do(context.Background(), "GET", "/api/v1/admin/reconcile", api.AdminToken, nil)
+	r, err := api.Do(context.Background(), "POST", "/api/v1/admin/reconcile", api.AdminToken, nil)
 	if err != nil || r.Status != http.StatusOK {
 		t.Fatalf("reconcile: %v %d %s", err, r.Status, r.Raw)
 	}

@@ -308,7 +308,7 @@ async function rewarm(id) {
 $('#reconcile').addEventListener('click', async () => {
   const msg = $('#table-msg');
   try {
-    const rep = await api('GET', '/api/v1/admin/reconcile');
+    const rep = await api('POST', '/api/v1/admin/reconcile');
     const acts = rep.items.flatMap((it) => it.actions.map((a) => `sale ${it.item_id}: ${a}`));
     msg.className = `message ${rep.consistent ? 'ok' : 'error'}`;
     msg.textContent = rep.consistent ? `All ${rep.items.length} open sales consistent.`

@@ -33,7 +33,13 @@ type Report struct {
 // a disagreement inside MySQL is reported for a person. Every action is
 // recorded in the reconcile_log table, and each repair in the audit log
 // (reconcile_repair) as the admin's in ctx, or the system's for the job.
-func (s *Syncer) Reconcile(ctx context.Context) (Report, error) {
+func (s *Syncer) Reconcile(ctx context.Context) (Report, error) { return s.reconcile(ctx, true) }
+
+// Check is Reconcile that changes nothing: it reports each sale's drift and
+// what a repair would do, and writes neither Redis nor reconcile_log.
+func (s *Syncer) Check(ctx context.Context) (Report, error) { return s.reconcile(ctx, false) }
+
+func (s *Syncer) reconcile(ctx context.Context, repair bool) (Report, error) {
 	now := s.now()
 	open, err := catalog.NewStore(s.db).ListOpen(ctx, now)
 	if err != nil {
@@ -42,7 +48,7 @@ func (s *Syncer) Reconcile(ctx context.Context) (Report, error) {
 	rep := Report{Consistent: true, CheckedAt: now.UTC(), Items: make([]ItemReport, 0, len(open))}
 	var errs []error
 	for _, it := range open {
-		ir, err := s.reconcileItem(ctx, it.ID)
+		ir, err := s.reconcileItem(ctx, it.ID, repair)
 		if err != nil {
 			// One busy or broken sale must not stop the others' repair.
 			ir.ItemID, ir.Consistent = it.ID, false
@@ -62,12 +68,19 @@ func (s *Syncer) Reconcile(ctx context.Context) (Report, error) {
 // reconcile_log's action column, text to the report and detail column.
 type action struct{ kind, text string }
 
-func (s *Syncer) reconcileItem(ctx context.Context, id int64) (ItemReport, error) {
+func (s *Syncer) reconcileItem(ctx context.Context, id int64, repair bool) (ItemReport, error) {
 	st, err := s.Stats(ctx, id)
 	if err != nil {
 		return ItemReport{}, err
 	}
 	ir := ItemReport{Stats: st, Actions: []string{}}
+	if !repair {
+		ir.Actions = findings(st)
+		if st.StockRedis == nil {
+			ir.Consistent = false
+		}
+		return ir, nil
+	}
 	var done []action
 	var moves []move
 	switch {
@@ -102,6 +115,28 @@ func (s *Syncer) reconcileItem(ctx context.Context, id int64) (ItemReport, error
 		ir.Actions = append(ir.Actions, a.text)
 	}
 	return ir, s.record(ctx, id, done)
+}
+
+// findings says what a repair of st would do, changing nothing.
+func findings(st Stats) []string {
+	out := []string{}
+	switch {
+	case st.StockRedis == nil:
+		out = append(out, "Redis holds no state for the sale: a repair warms it from MySQL")
+	case st.split:
+		out = append(out, "Redis's sale total disagrees with its variants: a repair warms it from MySQL")
+	case st.drifted():
+		for _, v := range st.Variants {
+			if v.RedisDrift != 0 {
+				out = append(out, fmt.Sprintf("Redis stock of variant %q (%d) is %+d off MySQL: a repair corrects it",
+					v.Label, v.VariantID, v.RedisDrift))
+			}
+		}
+	}
+	if !mysqlConsistent(st) {
+		out = append(out, "MySQL stock disagrees with its own orders: left for a person to check")
+	}
+	return out
 }
 
 // mysqlConsistent says whether MySQL agrees with itself: each variant's
