@@ -10,7 +10,7 @@ import (
 // Serial, like every browser test: see browser_test.go. An admin pauses a
 // live sale from the dashboard and a shopper's open sale page says so and
 // turns Buy off; Resume turns it back on; "End now" needs a second click and
-// ends the sale on the page.
+// ends the sale on the page; then Retire clears it from Redis.
 func TestBrowserAdminPausesAndEndsASale(t *testing.T) {
 	clk := &liveClock{}
 	s := startLive(t, clk)
@@ -48,8 +48,17 @@ func TestBrowserAdminPausesAndEndsASale(t *testing.T) {
 	admin.do(chromedp.Click(end))
 	admin.until(`document.querySelector('`+row+` [data-cell="status"]').textContent === 'ended' &&
 		document.querySelector('`+row+` button[data-act="end"]').disabled`, 5*time.Second)
-	admin.shot("admin-ended")
-	admin.do(chromedp.EmulateViewport(390, 844))
-	admin.shot("admin-ended-phone")
 	shopper.until(`document.querySelector('#status').textContent === 'Ended' && document.querySelector('#buy').disabled`, 5*time.Second)
+
+	// An ended sale with nothing left to settle retires from its row.
+	retire := row + ` button[data-act="retire"]`
+	admin.until(`!document.querySelector('`+retire+`').classList.contains('hidden')`, 5*time.Second)
+	admin.do(chromedp.Click(css(retire)))
+	admin.until(`document.querySelector('`+retire+`').textContent === 'Retired' && document.querySelector('`+retire+`').disabled`, 5*time.Second)
+	if r := s.call(t, "GET", "/api/v1/items/"+itoa(id), "", nil); r.str("retired_at") == "" || r.str("status") != "ended" {
+		t.Fatalf("the sale after Retire: %s", r.raw)
+	}
+	admin.shot("admin-retired")
+	admin.do(chromedp.EmulateViewport(390, 844))
+	admin.shot("admin-retired-phone")
 }

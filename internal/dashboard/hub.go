@@ -27,6 +27,8 @@ type Row struct {
 	Status   string    `json:"status"`
 	StartsAt time.Time `json:"starts_at"`
 	EndsAt   time.Time `json:"ends_at"`
+	// Retired: the sale's Redis keys are gone, MySQL keeps everything.
+	Retired bool `json:"retired"`
 }
 
 // Snapshot is one event: every recent sale at one server time.
@@ -165,7 +167,7 @@ func (h *Hub) Compute(ctx context.Context) (Snapshot, error) {
 			left = int(*st.StockRedis)
 		}
 		snap.Rows = append(snap.Rows, Row{Stats: st, Name: it.Name, Status: it.Status(now, left),
-			StartsAt: it.StartsAt.UTC(), EndsAt: it.EndsAt.UTC()})
+			StartsAt: it.StartsAt.UTC(), EndsAt: it.EndsAt.UTC(), Retired: it.RetiredAt != nil})
 	}
 	if h.head != nil {
 		if snap.AuditHead, err = h.head(ctx); err != nil {

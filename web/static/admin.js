@@ -107,14 +107,16 @@ function rowElement(r) {
   chartBtn.addEventListener('click', () => setFocus(r.item_id, r.name));
   const editBtn = el('button', { type: 'button', textContent: 'Edit' });
   editBtn.addEventListener('click', () => edit(r.item_id));
-  const warmBtn = el('button', { type: 'button', textContent: 'Re-warm' });
+  const warmBtn = el('button', { type: 'button', 'data-act': 'warm', textContent: 'Re-warm' });
   warmBtn.addEventListener('click', () => rewarm(r.item_id));
   const pauseBtn = el('button', { type: 'button', 'data-act': 'pause', textContent: 'Pause' });
   pauseBtn.addEventListener('click', () => control(r.item_id, pauseBtn.dataset.act));
   const endBtn = el('button', { type: 'button', 'data-act': 'end', textContent: 'End now' });
   endBtn.addEventListener('click', () => confirmEnd(r.item_id, endBtn));
+  const retireBtn = el('button', { type: 'button', 'data-act': 'retire', textContent: 'Retire' });
+  retireBtn.addEventListener('click', () => control(r.item_id, 'retire'));
   const report = el('a', { class: 'button', href: `/admin/sales/${r.item_id}/report`, textContent: 'Report' });
-  tr.append(el('td', {}, el('div', { class: 'actions' }, chartBtn, editBtn, warmBtn, pauseBtn, endBtn, report)));
+  tr.append(el('td', {}, el('div', { class: 'actions' }, chartBtn, editBtn, warmBtn, pauseBtn, endBtn, retireBtn, report)));
   return tr;
 }
 
@@ -127,6 +129,15 @@ function paintControls(tr, r) {
   pause.classList.toggle('primary', paused);
   pause.disabled = r.status === 'ended';
   tr.querySelector('button[data-act="end"]').disabled = r.status === 'ended';
+  // Only an ended sale can be retired; the server says if its orders are
+  // not settled yet. A live sale's row shows no Retire at all.
+  const retire = tr.querySelector('button[data-act="retire"]');
+  retire.classList.toggle('hidden', r.status !== 'ended');
+  retire.disabled = r.retired;
+  retire.textContent = r.retired ? 'Retired' : 'Retire';
+  tr.querySelector('button[data-act="warm"]').disabled = r.retired; // a retired sale is never warmed again
+  tr.querySelector('button[data-act="resume"], button[data-act="pause"]').classList.toggle('hidden', r.status === 'ended');
+  tr.querySelector('button[data-act="end"]').classList.toggle('hidden', r.status === 'ended');
 }
 
 function paintRow(r) {
@@ -261,7 +272,7 @@ async function edit(id) {
 // control pauses, resumes or ends a sale; the next snapshot repaints its row.
 async function control(id, act) {
   const msg = $('#table-msg');
-  const done = { pause: 'Paused', resume: 'Resumed', end: 'Ended' }[act];
+  const done = { pause: 'Paused', resume: 'Resumed', end: 'Ended', retire: 'Retired' }[act];
   try {
     const it = await api('POST', `/api/v1/admin/items/${id}/${act}`);
     msg.className = 'message ok';
