@@ -23,6 +23,10 @@ type Repairer interface {
 type Observer interface {
 	Persisted(n int)
 	Rejected(n int)
+	// Failed counts one failure of a stage of the work: "read", "reclaim",
+	// "write", "ack", "repair" or "malformed". Persistence lag alone does
+	// not tell a stuck worker from a slow one.
+	Failed(stage string)
 }
 
 // PersisterConfig tunes a worker.
@@ -93,6 +97,7 @@ func (p *Persister) Run(ctx context.Context) error {
 				p.pause(ctx, err)
 				continue
 			}
+			p.obs.Failed("read")
 			p.log.Warn("persister: cannot re-read the stream registry; reading the streams already known",
 				"consumer", p.cfg.Consumer, "err", err)
 		}
@@ -102,6 +107,7 @@ func (p *Persister) Run(ctx context.Context) error {
 		}
 		msgs, busy, err := p.read(ctx, set.targets(p.hinted(), time.Now()))
 		if err != nil && ctx.Err() == nil {
+			p.obs.Failed("read")
 			p.log.Warn("persister: read failed", "consumer", p.cfg.Consumer, "err", err)
 		}
 		set.saw(busy, time.Now())
@@ -121,6 +127,7 @@ func (p *Persister) Run(ctx context.Context) error {
 
 func (p *Persister) pause(ctx context.Context, err error) {
 	if err != nil && ctx.Err() == nil {
+		p.obs.Failed("read")
 		p.log.Warn("persister: read failed", "consumer", p.cfg.Consumer, "err", err)
 	}
 	wait(ctx, p.cfg.Block)
@@ -204,6 +211,7 @@ func (p *Persister) reclaim(ctx context.Context, streams []string) {
 				MinIdle: p.cfg.ClaimIdle, Start: start, Count: int64(p.cfg.Batch),
 			}).Result()
 			if err != nil {
+				p.obs.Failed("reclaim")
 				p.log.Warn("persister: reclaim failed", "stream", stream, "err", err)
 				break
 			}
@@ -232,3 +240,4 @@ type nopObserver struct{}
 
 func (nopObserver) Persisted(int) {}
 func (nopObserver) Rejected(int)  {}
+func (nopObserver) Failed(string) {}

@@ -25,6 +25,11 @@ var (
 	ErrVariantNotFound     = errors.New("stock: the sale has no such variant")
 	ErrVariantRequired     = errors.New("stock: the sale has several variants and none was named")
 	ErrRateLimited         = errors.New("stock: over the purchase rate limit")
+	// ErrInvalidQuantity and ErrInvalidArgument are a script refusing
+	// arguments the server should never have sent: the scripts trust no
+	// caller.
+	ErrInvalidQuantity = errors.New("stock: quantity must be a whole number of at least 1")
+	ErrInvalidArgument = errors.New("stock: malformed script argument")
 )
 
 // RateLimitedError says how long until the purchase rate limit that
@@ -68,7 +73,7 @@ func (e *SoldOutError) Is(target error) bool { return target == ErrSoldOut }
 // ask it.
 func Refused(err error) bool {
 	for _, e := range []error{ErrNotStarted, ErrEnded, ErrOverLimit, ErrNotAdmitted, ErrVariantNotFound,
-		ErrVariantRequired, ErrAlreadyPurchased, ErrSoldOut, ErrIdempotencyConflict, ErrRateLimited} {
+		ErrVariantRequired, ErrAlreadyPurchased, ErrSoldOut, ErrIdempotencyConflict, ErrRateLimited, ErrInvalidQuantity} {
 		if errors.Is(err, e) {
 			return true
 		}
