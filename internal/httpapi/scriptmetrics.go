@@ -62,11 +62,11 @@ func (h *scriptHook) script(cmd redis.Cmder) (*scriptObs, bool) {
 	return nil, false
 }
 
-// failed counts cmd's error if it is a NOSCRIPT or a BUSY answer, and
-// reports whether it was a NOSCRIPT (the call did not run; go-redis runs
-// it again with EVAL).
-func (h *scriptHook) failed(cmd redis.Cmder, o *scriptObs, sha bool) bool {
-	err := cmd.Err()
+// failed counts a command's error if it is a NOSCRIPT or a BUSY answer,
+// and reports whether it was a NOSCRIPT (the call did not run; go-redis
+// runs it again with EVAL). A single command's error is what the next hook
+// returns: go-redis sets it on the command only after the hooks.
+func (h *scriptHook) failed(err error, o *scriptObs, sha bool) bool {
 	if err == nil {
 		return false
 	}
@@ -91,7 +91,7 @@ func (h *scriptHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		o, sha := h.script(cmd)
 		start := time.Now()
 		err := next(ctx, cmd)
-		if !h.failed(cmd, o, sha) && o != nil {
+		if !h.failed(err, o, sha) && o != nil {
 			o.duration.Observe(time.Since(start).Seconds())
 		}
 		return err
@@ -105,7 +105,7 @@ func (h *scriptHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 		var first *scriptObs
 		for _, cmd := range cmds {
 			o, sha := h.script(cmd)
-			h.failed(cmd, o, sha)
+			h.failed(cmd.Err(), o, sha)
 			if first == nil {
 				first = o
 			}
