@@ -89,9 +89,14 @@ func (h *scriptHook) DialHook(next redis.DialHook) redis.DialHook { return next 
 func (h *scriptHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		o, sha := h.script(cmd)
+		if o == nil { // not a script: only a BUSY answer is of interest
+			err := next(ctx, cmd)
+			h.failed(err, nil, false)
+			return err
+		}
 		start := time.Now()
 		err := next(ctx, cmd)
-		if !h.failed(err, o, sha) && o != nil {
+		if !h.failed(err, o, sha) {
 			o.duration.Observe(time.Since(start).Seconds())
 		}
 		return err
