@@ -32,7 +32,7 @@ load_env = eval "$$(scripts/dev-env.sh)"; \
 # Every .go file outside vendor directories.
 GO_FILES = find . -name '*.go' -not -path '*/vendor/*' -not -path './.git/*' -print0
 
-.PHONY: help services chromium cluster build run test migrate seed fmt fmt-check vet clean web-vendor fuzz k6 k6-flash k6-drop k6-room k6-ci k6-browse k6-soak bench
+.PHONY: help services chromium cluster check-alerts build run test migrate seed fmt fmt-check vet clean web-vendor fuzz k6 k6-flash k6-drop k6-room k6-ci k6-browse k6-soak bench
 
 help: ## List targets
 	@echo "Targets:"
@@ -43,6 +43,11 @@ services: ## Make MySQL/MariaDB and Redis available (scripts/services.sh)
 
 chromium: ## Install Chromium for the browser tests if missing (scripts/chromium.sh)
 	@scripts/chromium.sh
+
+check-alerts: ## Check the Prometheus alert rules and run their unit tests (installs promtool into bin/ if missing)
+	@promtool="$$(scripts/promtool.sh)"; \
+	"$$promtool" check rules deploy/prometheus/alerts.yml; \
+	"$$promtool" test rules deploy/prometheus/alerts_test.yml
 
 build: ## Build bin/seckill
 	$(GO) build -o $(BIN) ./cmd/server

@@ -10,9 +10,18 @@
 --
 -- Returns {code, stock, returns, saleStock}: 0 applied, stock = the
 -- variant's new stock; 1 refused, stock = its current stock; 2 not warmed
--- (the sale or the variant is missing), stock = 0. returns is the new count
+-- (the sale or the variant is missing), stock = 0; 3 malformed arguments
+-- (delta or variant id not a whole number: the script trusts no caller),
+-- stock = 0. returns is the new count
 -- of returns when stock was added, else 0; saleStock is the sale's stock
 -- after an applied change, else 0.
+local function whole(s)
+  return type(s) == 'string' and #s <= 16 and string.match(s, '^-?%d+$') ~= nil
+end
+if not (whole(ARGV[1]) and whole(ARGV[2])) then
+  return {3, 0, 0, 0}
+end
+
 local current = redis.call('HGET', KEYS[3], ARGV[2])
 if redis.call('EXISTS', KEYS[1]) == 0 or not current then
   return {2, 0, 0, 0}

@@ -10,6 +10,11 @@
 -- Returns an integer:
 --   n >= 1  OK           the lock is ours with n holds (1 when newly taken)
 --   -1      NOT_OURS     another owner holds the lock; nothing changed
+--
+-- Malformed arguments are an error reply (ERR lock_obtain.lua: ...), nothing changed.
+if type(ARGV[1]) ~= 'string' or ARGV[1] == '' or not string.match(ARGV[2] or '', '^%d+$') or tonumber(ARGV[2]) < 1 then
+  return redis.error_reply('ERR lock_obtain.lua: owner must be given and ttl be a whole number of milliseconds >= 1')
+end
 local owner = redis.call('HGET', KEYS[1], 'owner')
 if owner and owner ~= ARGV[1] then
   return -1

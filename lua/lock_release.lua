@@ -10,6 +10,11 @@
 --   n >= 1  OK           one hold released; the lock is still ours with n holds
 --   0       OK           the last hold released; the lock is deleted
 --   -1      NOT_OURS     the lock expired or another owner holds it; nothing changed
+--
+-- Malformed arguments are an error reply (ERR lock_release.lua: ...), nothing changed.
+if type(ARGV[1]) ~= 'string' or ARGV[1] == '' then
+  return redis.error_reply('ERR lock_release.lua: owner must be given')
+end
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then
   return -1
 end

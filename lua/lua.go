@@ -25,3 +25,9 @@ var Adjust string
 //
 //go:embed ratelimit.lua
 var RateLimit string
+
+// Named is every script by the name its metrics carry.
+var Named = map[string]string{
+	"reserve": Reserve, "release": Release, "adjust": Adjust, "ratelimit": RateLimit, "room": Room,
+	"lock_obtain": LockObtain, "lock_refresh": LockRefresh, "lock_release": LockRelease,
+}

@@ -11,6 +11,12 @@
 --
 -- Returns {allowed, retry_after_us}: allowed is 1 (and the request counted)
 -- or 0 (nothing changed, retry_after_us until one would be allowed).
+-- Malformed arguments (not whole numbers) are an error reply, nothing changed.
+for i = 1, 3 do
+  if not string.match(ARGV[i] or '', '^%d+$') or #ARGV[i] > 16 then
+    return redis.error_reply('ERR ratelimit.lua: now, interval and burst must be whole numbers >= 0')
+  end
+end
 local now = tonumber(ARGV[1])
 local interval = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])

@@ -17,9 +17,17 @@
 -- ARGV[4] variant id of the order
 --
 -- Returns {released, stock, returns}: released is 1 if the buyer was
--- forgotten, 0 if there was nothing to release; stock is the sale's stock
+-- forgotten, 0 if there was nothing to release, -1 if the arguments are
+-- malformed (nothing changed: the script trusts no caller); stock is the sale's stock
 -- left afterwards (-1 if unknown or not restocked); returns is the new count
 -- of returns when stock came back, else 0.
+local function whole(s)
+  return type(s) == 'string' and #s <= 16 and string.match(s, '^-?%d+$') ~= nil
+end
+if ARGV[1] == '' or ARGV[2] == '' or (ARGV[3] ~= '0' and ARGV[3] ~= '1') or not whole(ARGV[4]) then
+  return {-1, -1, 0}
+end
+
 local value = redis.call('HGET', KEYS[2], ARGV[1])
 if not value then
   return {0, -1, 0}

@@ -77,9 +77,62 @@
 --                      hammering does not use up the allowance of everyone
 --                      behind its IP. Checked before anything else but the
 --                      warm state: a refused request changes nothing else.
---  12 PAUSED           an admin paused the sale; a replay of an order taken
+--  12 INVALID_QUANTITY the request's quantity is not a whole number >= 1
+--  13 INVALID_ARGUMENT detail = the argument that is malformed: item id,
+--                      limits, now, user id, order id, admitted or variant
+--                      id (of the call: every request answers 13). The
+--                      script trusts no caller; checked before anything else
+--  14 PAUSED           an admin paused the sale; a replay of an order taken
 --                      before still answers, so that order stays the
 --                      shopper's to see
+
+-- Argument checks: a malformed request is refused before it reads or
+-- changes anything. Whole numbers are plain decimals of at most 15 digits,
+-- so Lua's doubles hold them exactly.
+local function whole(s)
+  return type(s) == 'string' and #s <= 16 and string.match(s, '^-?%d+$') ~= nil
+end
+
+local function natural(s)
+  return whole(s) and tonumber(s) >= 0
+end
+
+local badCall = nil -- the malformed argument of the whole call, if any
+if not natural(ARGV[1]) then
+  badCall = 'item id'
+elseif not (natural(ARGV[2]) and natural(ARGV[3]) and natural(ARGV[4]) and natural(ARGV[5])) then
+  badCall = 'limits'
+elseif (#ARGV - 5) % 8 ~= 0 then
+  badCall = 'request count'
+end
+
+-- badRequest returns the code and argument of a malformed request whose
+-- values start at ARGV[i], or nil.
+local function badRequest(i)
+  if badCall then
+    return 13, badCall
+  end
+  if not (whole(ARGV[i + 2]) and tonumber(ARGV[i + 2]) >= 1) then
+    return 12, 'quantity'
+  end
+  if not natural(ARGV[i]) then
+    return 13, 'now'
+  end
+  if ARGV[i + 1] == '' then
+    return 13, 'user id'
+  end
+  if ARGV[i + 3] == '' then
+    return 13, 'order id'
+  end
+  if ARGV[i + 5] ~= '0' and ARGV[i + 5] ~= '1' then
+    return 13, 'admitted'
+  end
+  if ARGV[i + 6] ~= '' and not natural(ARGV[i + 6]) then
+    return 13, 'variant id'
+  end
+  return nil
+end
+
 local meta = redis.call('HMGET', KEYS[2], 'starts_ms', 'ends_ms', 'limit', 'room', 'only', 'vlimits', 'paused')
 local total = redis.call('GET', KEYS[1])
 local warm = meta[1] and total and redis.call('EXISTS', KEYS[8]) == 1
@@ -150,8 +203,8 @@ local function store(key, tat, now)
   redis.call('SET', key, tat, 'PX', math.ceil((tat - now) / 1000) + 1)
 end
 
-local shopperEvery, shopperBurst = tonumber(ARGV[2]), tonumber(ARGV[3])
-local clientEvery, clientBurst = tonumber(ARGV[4]), tonumber(ARGV[5])
+local shopperEvery, shopperBurst = tonumber(ARGV[2]) or 0, tonumber(ARGV[3]) or 0
+local clientEvery, clientBurst = tonumber(ARGV[4]) or 0, tonumber(ARGV[5]) or 0
 
 -- limited checks the shopper's limit (at sKey), then the client's (at
 -- cKey); it returns the wait of the first that refuses, or 0 with both
@@ -213,7 +266,7 @@ local function reserve(now, user, qty, orderID, idem, admitted, variant, client,
     return 4, meta[2], 0, 0
   end
   if paused then
-    return 12, '', 0, 0
+    return 14, '', 0, 0
   end
   if now < tonumber(meta[1]) then
     return 3, meta[1], 0, 0
@@ -252,8 +305,13 @@ end
 
 for i = 6, #ARGV, 8 do
   local k = 9 + (i - 6) / 8 * 2
-  local code, detail, left, saleLeft = reserve(tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2]),
-    ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7], KEYS[k], KEYS[k + 1])
+  local code, detail, left, saleLeft = badRequest(i)
+  if code then
+    left, saleLeft = 0, 0
+  else
+    code, detail, left, saleLeft = reserve(tonumber(ARGV[i]), ARGV[i + 1], tonumber(ARGV[i + 2]),
+      ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7], KEYS[k], KEYS[k + 1])
+  end
   out[#out + 1] = code
   out[#out + 1] = detail
   out[#out + 1] = left

@@ -41,6 +41,8 @@
 -- ARGV[5] interval: µs per admission (1e6 / rate), integer >= 1
 -- ARGV[6] window: µs an admitted shopper has to buy, integer >= 1
 --
+-- A malformed argument is an error reply (ERR room.lua: ...), nothing changed.
+--
 -- Returns {code, n, early, late, stock, holding, next_us, where, position,
 -- admitted_at, paused}, all integers: early, late, holding are the sets' sizes;
 -- where is 1 (early), 2 (late) or 0 (not in the room); position is -1 before
@@ -57,7 +59,17 @@ local op, user, score = ARGV[2], ARGV[3], ARGV[4]
 local interval, window = tonumber(ARGV[5]), tonumber(ARGV[6])
 
 if op ~= 'join' and op ~= 'look' and op ~= 'tick' then
-  return redis.error_reply('ERR room.lua: unknown op ' .. op)
+  return redis.error_reply('ERR room.lua: unknown op ' .. tostring(op))
+end
+-- The script trusts no caller: whole numbers are plain decimals.
+local function whole(s)
+  return type(s) == 'string' and #s <= 16 and string.match(s, '^%d+$') ~= nil
+end
+if not (whole(ARGV[1]) and whole(ARGV[4]) and whole(ARGV[5]) and whole(ARGV[6])) or interval < 1 or window < 1 then
+  return redis.error_reply('ERR room.lua: now, score, interval and window must be whole numbers, interval and window >= 1')
+end
+if op == 'join' and user == '' then
+  return redis.error_reply('ERR room.lua: a join needs a user id')
 end
 
 local meta = redis.call('HMGET', KEYS[2], 'starts_ms', 'ends_ms', 'limit', 'paused')

@@ -105,6 +105,11 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 		a.log.Warn("some sales could not be warmed; they warm on first purchase", "err", err)
 	}
 	a.metrics = httpapi.NewMetrics(a.streamLag)
+	a.rdb.AddHook(a.metrics.RedisHook(a.log))
+	a.syncer.OnDrift(a.metrics.DriftFound)
+	// Both answered just now; the background check keeps them current.
+	a.metrics.DependencyUp("mysql", true)
+	a.metrics.DependencyUp("redis", true)
 	a.stock.OnBatch(a.metrics.Batch("reserve"))
 	a.limiter = ratelimit.New(a.rdb, a.cfg.RedisPrefix, now)
 	a.stock.SetLimits(stock.Limits{ShopperEvery: cfg.RateShopper.Every(), ShopperBurst: cfg.RateShopper.Burst,
@@ -214,6 +219,7 @@ func (a *App) Run(ctx context.Context) error {
 		return err
 	})
 	g.Go(func() error { return a.hub.Run(workers) })
+	g.Go(func() error { return a.watchDependencies(workers) })
 	g.Go(func() error { return a.roomWatch.Run(workers) })
 	g.Go(func() error { return a.stock.Run(workers) })
 	g.Go(func() error { return a.limiter.Run(workers) })

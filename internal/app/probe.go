@@ -2,7 +2,13 @@ package app
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/seckill/seckill/internal/httpapi"
 )
 
 // ready checks what /readyz reports: MySQL and Redis answer and Redis holds
@@ -29,19 +35,59 @@ func (a *App) ready(ctx context.Context) map[string]string {
 	return failed
 }
 
-// streamLag is the number of orders reserved in Redis and not yet persisted,
-// summed over every warm sale's stream.
-func (a *App) streamLag() float64 {
+// streamLag is how far persistence is behind, over every warm sale's
+// stream: the orders reserved in Redis and not yet persisted, and the age of
+// the oldest. Persisted entries are deleted from their stream, so a stream's
+// first entry is its oldest order not yet in MySQL, and its id holds the
+// time Redis took it.
+func (a *App) streamLag() httpapi.Lag {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	ids, err := a.stock.WarmItems(ctx)
 	if err != nil {
-		return -1
+		return httpapi.Lag{Pending: -1}
 	}
-	var total int64
-	for _, id := range ids {
-		n, _ := a.rdb.XLen(ctx, a.keys.Item(id).Stream()).Result()
-		total += n
+	lens := make([]*redis.IntCmd, len(ids))
+	firsts := make([]*redis.XMessageSliceCmd, len(ids))
+	a.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			stream := a.keys.Item(id).Stream()
+			lens[i], firsts[i] = p.XLen(ctx, stream), p.XRangeN(ctx, stream, "-", "+", 1)
+		}
+		return nil
+	})
+	var lag httpapi.Lag
+	now := time.Now()
+	for i := range ids {
+		lag.Pending += float64(lens[i].Val())
+		if msgs := firsts[i].Val(); len(msgs) > 0 {
+			ms, err := strconv.ParseInt(strings.SplitN(msgs[0].ID, "-", 2)[0], 10, 64)
+			if err == nil {
+				lag.OldestSeconds = max(lag.OldestSeconds, now.Sub(time.UnixMilli(ms)).Seconds())
+			}
+		}
 	}
-	return float64(total)
+	return lag
+}
+
+// How often the background check probes the stores for
+// seckill_dependency_up: an alert waits a minute or more, so a few seconds
+// is prompt enough and costs two pings.
+const dependencyCheckEvery = 2 * time.Second
+
+// watchDependencies runs the readiness checks in the background until ctx
+// ends and records which stores answered.
+func (a *App) watchDependencies(ctx context.Context) error {
+	t := time.NewTicker(dependencyCheckEvery)
+	defer t.Stop()
+	for {
+		failed := a.ready(ctx)
+		a.metrics.DependencyUp("mysql", failed["mysql"] == "")
+		a.metrics.DependencyUp("redis", failed["redis"] == "")
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
 }

@@ -54,6 +54,7 @@ var (
 	errUnavailable = apiErr(http.StatusServiceUnavailable, "unavailable", "the service is busy or a store is unreachable; try again")
 	errWarming     = apiErr(http.StatusServiceUnavailable, "unavailable", "the sale is getting ready; try again")
 	errRewarming   = apiErr(http.StatusServiceUnavailable, "unavailable", "the sale is changing too fast to re-warm; try again")
+	errRedisBusy   = apiErr(http.StatusServiceUnavailable, "unavailable", "the stock store is busy; try again in a moment")
 	errBusy        = apiErr(http.StatusServiceUnavailable, "unavailable", "many shoppers are trying for what is left; try again in a moment")
 	errNoRoute     = apiErr(http.StatusNotFound, "not_found", "no such route")
 	errNoFile      = apiErr(http.StatusNotFound, "not_found", "no such file")
@@ -156,6 +157,7 @@ var errorTable = []struct {
 	{stock.ErrIdempotencyConflict, errIdempotencyReused},
 	{stock.ErrBusy, errRewarming},
 	{stock.ErrRateLimited, errRateLimited},
+	{stock.ErrInvalidQuantity, errInvalidQuantity},
 }
 
 // lookup finds the answer to err: its own if it is one, its row of the
@@ -184,6 +186,9 @@ func lookup(err error) *Error {
 			return row.ans
 		}
 	}
+	if scriptBusy(err) {
+		return errRedisBusy
+	}
 	if isUnavailable(err) {
 		return errUnavailable
 	}
@@ -202,9 +207,11 @@ type replier struct{ log *slog.Logger }
 // a bare 503 or 500, never with their text: it may hold SQL or addresses.
 func (r replier) fail(c *gin.Context, err error) {
 	ans := lookup(err)
-	// Deliberate answers (a busy sale shedding load) are not failures.
+	// Deliberate answers (a busy sale shedding load) are not failures. A
+	// Redis stuck in a script refuses every request at once: the script
+	// hook counts and logs that once a second (Metrics.RedisHook).
 	var deliberate *Error
-	if ans.Status >= 500 && !errors.As(err, &deliberate) {
+	if ans.Status >= 500 && !errors.As(err, &deliberate) && ans != errRedisBusy {
 		r.log.ErrorContext(c.Request.Context(), "request failed", "path", c.FullPath(),
 			"request_id", c.Writer.Header().Get("X-Request-Id"), "err", err)
 	}

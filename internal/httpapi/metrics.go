@@ -25,13 +25,14 @@ type Metrics struct {
 	jobRuns    *prometheus.CounterVec
 	rejected   prometheus.Counter
 	batches    *prometheus.HistogramVec
+	ops        opsMetrics
 	// outcomes caches purchases' counter of each outcome: the sold-out
 	// storm counts thousands a second, and a label lookup hashes.
 	outcomes sync.Map // outcome -> prometheus.Counter
 }
 
 // NewMetrics registers the metrics; streamLag is read at scrape time.
-func NewMetrics(streamLag func() float64) *Metrics {
+func NewMetrics(streamLag func() Lag) *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		purchases: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -65,11 +66,15 @@ func NewMetrics(streamLag func() float64) *Metrics {
 			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128},
 		}, []string{"op"}),
 	}
-	lag := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "seckill_stream_pending_orders", Help: "Orders reserved in Redis and not yet persisted to MySQL.",
-	}, streamLag)
-	m.reg.MustRegister(m.purchases, m.purchaseLt, m.requests, m.persisted, m.persistTx, m.rejected, m.batches, m.jobRuns, lag,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.ops = newOpsMetrics()
+	m.reg.MustRegister(m.purchases, m.purchaseLt, m.requests, m.persisted, m.persistTx, m.rejected, m.batches, m.jobRuns,
+		lagCollector{streamLag}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.ops.register(m.reg)
+	// Label values known in advance are exported from the start, so an
+	// alert on them sees a zero rather than no series.
+	for _, job := range []string{"sweeper", "reconcile"} {
+		m.jobRuns.WithLabelValues(job)
+	}
 	return m
 }
 

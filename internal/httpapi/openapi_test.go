@@ -93,7 +93,7 @@ var ginParam = regexp.MustCompile(`[:*]([A-Za-z0-9_]+)`)
 func routerOperations(tb testing.TB) map[string]bool {
 	tb.Helper()
 	engine := httpapi.New(httpapi.Deps{
-		Metrics: httpapi.NewMetrics(func() float64 { return 0 }),
+		Metrics: httpapi.NewMetrics(func() httpapi.Lag { return httpapi.Lag{} }),
 		Tokens:  httpapi.NewTokens(strings.Repeat("x", 32), time.Hour, time.Now),
 		Web:     web.FS,
 		Now:     time.Now,

@@ -23,7 +23,7 @@ func TestProbesAndScrapesAreCheapUnderAFlood(t *testing.T) {
 	t.Parallel()
 	var checks, gathers atomic.Int64
 	srv := httptest.NewServer(httpapi.New(httpapi.Deps{
-		Metrics: httpapi.NewMetrics(func() float64 { gathers.Add(1); return 7 }), Web: web.FS, Now: time.Now,
+		Metrics: httpapi.NewMetrics(func() httpapi.Lag { gathers.Add(1); return httpapi.Lag{Pending: 7} }), Web: web.FS, Now: time.Now,
 		Tokens: httpapi.NewTokens(strings.Repeat("s", 32), time.Hour, time.Now),
 		Ready: func(ctx context.Context) map[string]string {
 			checks.Add(1)

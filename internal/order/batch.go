@@ -34,6 +34,7 @@ func (p *Persister) handleBatch(ctx context.Context, msgs []redis.XMessage) {
 	defer cancel()
 	entries, bad := parse(msgs)
 	for _, m := range bad {
+		p.obs.Failed("malformed")
 		p.log.Error("persister: malformed stream entry", "id", m.ID, "values", m.Values)
 	}
 	res, err := p.persistRetrying(ctx, bctx, entries)
@@ -45,6 +46,7 @@ func (p *Persister) handleBatch(ctx context.Context, msgs []redis.XMessage) {
 	p.announce(bctx, res)
 	done := append(append(append([]keyspace.Entry{}, res.Inserted...), res.Duplicate...), rejectedEntries(res.Rejected)...)
 	if err := p.ack(bctx, done, bad); err != nil {
+		p.obs.Failed("ack")
 		p.log.Warn("persister: ack failed; entries will be redelivered and skipped", "err", err)
 		return
 	}
@@ -61,6 +63,7 @@ func (p *Persister) persistRetrying(ctx, bctx context.Context, entries []keyspac
 		if err == nil {
 			return res, nil
 		}
+		p.obs.Failed("write")
 		p.log.Warn("persister: batch failed, retrying", "n", len(entries), "err", err)
 		if ctx.Err() != nil || bctx.Err() != nil {
 			return Result{}, err
@@ -99,6 +102,7 @@ func (p *Persister) repairAfterRejects(ctx context.Context, rejected []Rejection
 	}
 	for id, entries := range byItem {
 		if err := p.repair.Repair(ctx, id, entries); err != nil {
+			p.obs.Failed("repair")
 			p.log.Error("persister: repair after rejected orders failed; re-warm the item", "item_id", id, "err", err)
 		}
 	}

@@ -24,6 +24,10 @@ type Repairer interface {
 type Observer interface {
 	Persisted(n int)
 	Rejected(n int)
+	// Failed counts one failure of a stage of the work: "read", "reclaim",
+	// "write", "ack", "repair" or "malformed". Persistence lag alone does
+	// not tell a stuck worker from a slow one.
+	Failed(stage string)
 }
 
 // PersisterConfig tunes a worker.
@@ -101,6 +105,7 @@ func (p *Persister) Run(ctx context.Context) error {
 				p.pause(ctx, err)
 				continue
 			}
+			p.obs.Failed("read")
 			p.log.Warn("persister: cannot re-read the stream registry; reading the streams already known",
 				"consumer", p.cfg.Consumer, "err", err)
 		}
@@ -111,6 +116,7 @@ func (p *Persister) Run(ctx context.Context) error {
 		}
 		msgs, busy, err := p.read(ctx, set.targets(p.hinted(), time.Now()))
 		if err != nil && ctx.Err() == nil {
+			p.obs.Failed("read")
 			p.log.Warn("persister: read failed", "consumer", p.cfg.Consumer, "err", err)
 		}
 		set.saw(busy, time.Now())
@@ -130,6 +136,7 @@ func (p *Persister) Run(ctx context.Context) error {
 
 func (p *Persister) pause(ctx context.Context, err error) {
 	if err != nil && ctx.Err() == nil {
+		p.obs.Failed("read")
 		p.log.Warn("persister: read failed", "consumer", p.cfg.Consumer, "err", err)
 	}
 	wait(ctx, p.cfg.Block)
@@ -214,6 +221,7 @@ func (p *Persister) reclaim(ctx context.Context, streams []string) {
 			}).Result()
 			if err != nil {
 				if !gone(err) {
+					p.obs.Failed("reclaim")
 					p.log.Warn("persister: reclaim failed", "stream", stream, "err", err)
 				}
 				break
@@ -248,3 +256,4 @@ type nopObserver struct{}
 
 func (nopObserver) Persisted(int) {}
 func (nopObserver) Rejected(int)  {}
+func (nopObserver) Failed(string) {}

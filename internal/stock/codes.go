@@ -15,7 +15,9 @@ const (
 	reserveNoVariant   = 9
 	reserveVariantNeed = 10 // several variants and none named
 	reserveRateLimited = 11 // detail is the wait in microseconds
-	reservePaused      = 12
+	reserveBadQuantity = 12 // not a whole number >= 1
+	reserveBadArgument = 13 // detail names the malformed argument
+	reservePaused      = 14
 )
 
 // Return codes of lua/adjust.lua.
@@ -23,8 +25,12 @@ const (
 	adjustApplied   = 0
 	adjustRefused   = 1 // the change would take back stock already sold
 	adjustNotWarmed = 2
+	adjustBadArgs   = 3 // delta or variant id is not a whole number
 )
 
-// releaseDone is lua/release.lua's first value when the buyer was forgotten
-// (0: there was nothing to release).
-const releaseDone = 1
+// lua/release.lua's first value: the buyer was forgotten (0: there was
+// nothing to release), or the arguments are malformed.
+const (
+	releaseDone    = 1
+	releaseBadArgs = -1
+)

@@ -26,6 +26,11 @@ var (
 	ErrVariantRequired     = errors.New("stock: the sale has several variants and none was named")
 	ErrRateLimited         = errors.New("stock: over the purchase rate limit")
 	ErrPaused              = errors.New("stock: an admin paused the sale")
+	// ErrInvalidQuantity and ErrInvalidArgument are a script refusing
+	// arguments the server should never have sent: the scripts trust no
+	// caller.
+	ErrInvalidQuantity = errors.New("stock: quantity must be a whole number of at least 1")
+	ErrInvalidArgument = errors.New("stock: malformed script argument")
 )
 
 // RateLimitedError says how long until the purchase rate limit that
@@ -69,7 +74,7 @@ func (e *SoldOutError) Is(target error) bool { return target == ErrSoldOut }
 // ask it.
 func Refused(err error) bool {
 	for _, e := range []error{ErrNotStarted, ErrEnded, ErrOverLimit, ErrNotAdmitted, ErrVariantNotFound,
-		ErrVariantRequired, ErrAlreadyPurchased, ErrSoldOut, ErrIdempotencyConflict, ErrRateLimited, ErrPaused} {
+		ErrVariantRequired, ErrAlreadyPurchased, ErrSoldOut, ErrIdempotencyConflict, ErrRateLimited, ErrInvalidQuantity, ErrPaused} {
 		if errors.Is(err, e) {
 			return true
 		}

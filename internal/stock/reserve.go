@@ -63,7 +63,7 @@ type Outcome struct {
 // Reserve runs lua/reserve.lua for r. Once Run has started, concurrent calls
 // share script calls (see ReserveBatch). It returns ErrNotWarmed,
 // ErrVariantNotFound, ErrVariantRequired, ErrNotStarted, ErrEnded,
-// ErrNotAdmitted, ErrOverLimit,
+// ErrNotAdmitted, ErrOverLimit, ErrInvalidQuantity, ErrInvalidArgument,
 // *AlreadyPurchasedError, *SoldOutError or ErrIdempotencyConflict when no
 // stock was taken, or a Redis error.
 func (s *Store) Reserve(ctx context.Context, r Request) (Reservation, error) {
@@ -224,6 +224,9 @@ func reserveResult(r Request, rep reply) (Reservation, error) {
 		return Reservation{}, &SoldOutError{Left: rep.left, SaleLeft: rep.saleLeft, Returns: rep.returns,
 			Available: parseIDs(rep.detail)}
 	}
+	if rep.code == reserveBadArgument {
+		return Reservation{}, fmt.Errorf("%w: %s", ErrInvalidArgument, rep.detail)
+	}
 	if err, ok := refusals[rep.code]; ok {
 		return Reservation{}, err
 	}
@@ -247,6 +250,7 @@ var refusals = map[int64]error{
 	reserveNotAdmitted: ErrNotAdmitted,
 	reserveNoVariant:   ErrVariantNotFound,
 	reserveVariantNeed: ErrVariantRequired,
+	reserveBadQuantity: ErrInvalidQuantity,
 	reservePaused:      ErrPaused,
 }
 

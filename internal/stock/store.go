@@ -147,6 +147,9 @@ func (s *Store) runRelease(ctx context.Context, itemID, variantID int64, userID,
 	if len(res) != 3 {
 		return false, fmt.Errorf("release order %s: reply %v", orderID, res)
 	}
+	if res[0] == releaseBadArgs {
+		return false, fmt.Errorf("release order %s: %w", orderID, ErrInvalidArgument)
+	}
 	s.returned(ctx, keyspace.Return{ItemID: itemID, Count: res[2], Left: res[1]})
 	return res[0] == releaseDone, nil
 }
@@ -173,6 +176,8 @@ func (s *Store) Adjust(ctx context.Context, itemID, variantID, delta int64) (int
 		return res[1], fmt.Errorf("%s: %w", op, ErrStockConflict)
 	case adjustNotWarmed:
 		return 0, fmt.Errorf("%s: %w", op, ErrNotWarmed)
+	case adjustBadArgs:
+		return 0, fmt.Errorf("%s: %w", op, ErrInvalidArgument)
 	}
 	return 0, fmt.Errorf("%s: unknown code %d", op, res[0])
 }

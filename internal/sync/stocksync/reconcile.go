@@ -54,6 +54,8 @@ func (s *Syncer) reconcile(ctx context.Context, repair bool) (Report, error) {
 			ir.ItemID, ir.Consistent = it.ID, false
 			ir.Actions = append(ir.Actions, "could not check or repair: "+err.Error())
 			errs = append(errs, fmt.Errorf("reconcile item %d: %w", it.ID, err))
+		} else if !ir.Consistent && s.onDrift != nil {
+			s.onDrift()
 		}
 		rep.Consistent = rep.Consistent && ir.Consistent
 		rep.Items = append(rep.Items, ir)

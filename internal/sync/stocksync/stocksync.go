@@ -44,6 +44,8 @@ type Syncer struct {
 	// auditor, if set, records each repair reconciliation makes
 	// (SetAuditor).
 	auditor audit.Recorder
+	// onDrift is told of every sale reconciliation found inconsistent.
+	onDrift func()
 }
 
 // New returns a syncer whose sale locks are taken from locks; now is the
@@ -51,6 +53,11 @@ type Syncer struct {
 func New(db *gorm.DB, st *stock.Store, locks *lock.Locker, now func() time.Time, log *slog.Logger) *Syncer {
 	return &Syncer{db: db, stock: st, locks: locks, now: now, log: log}
 }
+
+// OnDrift has f told of every sale that reconciliation (Reconcile, its job
+// or an admin's call) finds drifted: Redis lost it or disagrees with MySQL.
+// Set it before serving.
+func (s *Syncer) OnDrift(f func()) { s.onDrift = f }
 
 // How long a holder of a sale's sync lock may keep it before it expires
 // (a holder that died or hung frees it then), and how long a caller waits

@@ -200,6 +200,9 @@ func (o *drainObserver) Rejected(n int) {
 	o.once.Do(func() { close(o.done) })
 }
 
+// Failed ignores failures: the drain's deadline reports a stuck run.
+func (o *drainObserver) Failed(string) {}
+
 func (o *drainObserver) wait(ctx context.Context, timeout time.Duration) error {
 	select {
 	case <-o.done:
