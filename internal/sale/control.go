@@ -8,6 +8,7 @@ import (
 
 	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/sync/stocksync"
 )
 
 // ErrEnded: the sale has ended, so there is nothing to pause or resume.
@@ -36,7 +37,7 @@ func (s *Service) setPaused(ctx context.Context, id int64, paused bool) (catalog
 		return catalog.Item{}, fmt.Errorf("item %d: %w", id, ErrEnded)
 	}
 	if cur.Paused == paused {
-		return cur, nil
+		return s.reapplyMeta(ctx, id)
 	}
 	action := audit.ActionResume
 	if paused {
@@ -57,11 +58,31 @@ func (s *Service) End(ctx context.Context, id int64) (catalog.Item, error) {
 	// MySQL keeps milliseconds, and so do the scripts.
 	now := s.now().Truncate(time.Millisecond)
 	if !now.Before(cur.EndsAt) {
-		return cur, nil
+		return s.reapplyMeta(ctx, id)
 	}
 	p := catalog.Patch{EndsAt: &now}
 	if cur.StartsAt.After(now) {
 		p.StartsAt = &now
 	}
 	return s.update(ctx, id, p, audit.ActionEnd)
+}
+
+// reapplyMeta copies the sale's settings from MySQL into the meta the
+// scripts read, under the sale's lock. A pause or end whose MySQL change
+// committed but whose Redis write failed answered an error; the admin's
+// retry finds MySQL already changed and must still reach Redis, or the sale
+// would go on selling while MySQL and the dashboard say it stopped.
+func (s *Service) reapplyMeta(ctx context.Context, id int64) (catalog.Item, error) {
+	var it catalog.Item
+	err := s.sync.Exclusive(ctx, id, func(ctx context.Context) error {
+		var err error
+		if it, err = s.items.Get(ctx, id); err != nil {
+			return err
+		}
+		return s.stock.SetMeta(ctx, id, stocksync.MetaOf(it))
+	})
+	if err != nil {
+		return catalog.Item{}, fmt.Errorf("item %d: %w", id, err)
+	}
+	return it, nil
 }
