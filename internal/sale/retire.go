@@ -18,12 +18,20 @@ var ErrNotRetirable = errors.New("sale: not retirable yet")
 // Why a sale cannot be retired yet.
 const (
 	NotEnded        = "the sale has not ended"
+	JustEnded       = "the sale ended less than a minute ago: purchases already on their way may still land"
 	StillPersisting = "orders are still being persisted"
 	AwaitingPayment = "orders are awaiting payment"
+	DeadLetters     = "orders MySQL refused wait in the sale's dead letters for a person (docs/crashes.md)"
 )
 
+// RetireGrace is how long after its end a sale is left alone: a purchase
+// stamped before the end may still reach the script (a coalesced batch, a
+// server whose clock lags), and its order must be queued and persisted
+// before the stream is removed.
+const RetireGrace = time.Minute
+
 // NotRetirableError says why a sale cannot be retired yet (one of
-// NotEnded, StillPersisting, AwaitingPayment).
+// NotEnded, JustEnded, StillPersisting, AwaitingPayment, DeadLetters).
 type NotRetirableError struct{ Reason string }
 
 func (e *NotRetirableError) Error() string { return ErrNotRetirable.Error() + ": " + e.Reason }
@@ -38,9 +46,9 @@ func (e *NotRetirableError) Is(target error) bool { return target == ErrNotRetir
 // reading its stream; MySQL keeps everything and records retired_at. A
 // retired sale is never warmed or changed again. Retiring a retired sale
 // answers it again. It runs under the sale's sync lock, which every warm
-// takes too, so no warm can bring a key back in between. Dead letters
-// (entries MySQL refused, never orders there) go to the log before their
-// stream is removed. It returns the sale as retired, catalog.ErrNotFound,
+// takes too, so no warm can bring a key back in between. A sale whose dead
+// letters (entries MySQL refused, never orders there) wait for a person is
+// not retired. It returns the sale as retired, catalog.ErrNotFound,
 // a *NotRetirableError, or the stores' errors. It is the one call site of
 // a retirement: the automatic retirer and the admin API both come here.
 func (s *Service) Retire(ctx context.Context, id int64) (catalog.Item, error) {
@@ -89,8 +97,11 @@ func (s *Service) retireLocked(ctx context.Context, id int64) (catalog.Item, int
 
 // retirable returns nil if the sale can be retired now, else why not.
 func (s *Service) retirable(ctx context.Context, it catalog.Item) error {
-	if s.now().Before(it.EndsAt) {
+	switch now := s.now(); {
+	case now.Before(it.EndsAt):
 		return &NotRetirableError{Reason: NotEnded}
+	case now.Before(it.EndsAt.Add(RetireGrace)):
+		return &NotRetirableError{Reason: JustEnded}
 	}
 	q, err := s.stock.Queue(ctx, it.ID)
 	if err != nil {
@@ -113,8 +124,11 @@ func (s *Service) retirable(ctx context.Context, it catalog.Item) error {
 	if counts.Confirmed > 0 {
 		return &NotRetirableError{Reason: AwaitingPayment}
 	}
-	for _, d := range q.DeadLetters {
-		s.log.Warn("retired sale's dead letter: an order MySQL refused", "item_id", it.ID, "entry", d)
+	// A dead letter is the only record of an order the shopper was told
+	// was taken and MySQL refused; removing it with the sale's keys would
+	// lose it.
+	if len(q.DeadLetters) > 0 {
+		return &NotRetirableError{Reason: DeadLetters}
 	}
 	return nil
 }

@@ -7,14 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/sale"
 	"github.com/seckill/seckill/internal/stock"
 )
 
 // TestRetireRefusedUntilDone walks a sale through every reason it cannot be
-// retired yet (not ended, an order still only in Redis, an order awaiting
-// payment), then retires it: Redis forgets it, MySQL keeps it, and from
+// retired yet (not ended, ended just now, an order still only in Redis, an
+// order awaiting payment, a dead letter), then retires it: Redis forgets it, MySQL keeps it, and from
 // then on no warm or change brings it back.
 func TestRetireRefusedUntilDone(t *testing.T) {
 	t.Parallel()
@@ -35,8 +37,10 @@ func TestRetireRefusedUntilDone(t *testing.T) {
 		}
 	}
 	refused(sale.NotEnded)
-	r.clock.Store(it.EndsAt.UnixMilli()) // ends_at itself is ended
-	refused(sale.StillPersisting)        // ann's order is only in the stream
+	r.clock.Store(it.EndsAt.UnixMilli()) // ends_at itself is ended, but purchases may be on their way
+	refused(sale.JustEnded)
+	r.clock.Add(sale.RetireGrace.Milliseconds())
+	refused(sale.StillPersisting) // ann's order is only in the stream
 
 	snap, err := r.stock.Snapshot(ctx, it.ID)
 	if err != nil {
@@ -48,6 +52,15 @@ func TestRetireRefusedUntilDone(t *testing.T) {
 	refused(sale.AwaitingPayment) // persisted, confirmed, not paid
 
 	if _, err := r.sales.Pay(ctx, res.OrderID, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	// An order MySQL refused waits for a person; once handled, the sale goes.
+	dead := r.keys.Item(it.ID).DeadLetters()
+	if err := r.rdb.XAdd(ctx, &redis.XAddArgs{Stream: dead, Values: map[string]any{"id": "01DEAD", "reason": "refused"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	refused(sale.DeadLetters)
+	if err := r.rdb.Del(ctx, dead).Err(); err != nil {
 		t.Fatal(err)
 	}
 	retired, err := r.sales.Retire(ctx, it.ID)

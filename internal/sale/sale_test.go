@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
@@ -30,6 +32,8 @@ type rig struct {
 	orders *order.Store
 	stock  *stock.Store
 	sync   *stocksync.Syncer
+	rdb    *redis.Client
+	keys   keyspace.Space
 	clock  atomic.Int64 // unix ms
 	seq    atomic.Int64
 }
@@ -38,7 +42,7 @@ func newRig(t *testing.T) *rig {
 	t.Helper()
 	db := testenv.MySQL(t)
 	rdb, prefix := testenv.Redis(t)
-	r := &rig{items: catalog.NewStore(db.Gorm), orders: order.NewStore(db.Gorm)}
+	r := &rig{items: catalog.NewStore(db.Gorm), orders: order.NewStore(db.Gorm), rdb: rdb, keys: keyspace.New(prefix)}
 	r.clock.Store(t0.UnixMilli())
 	r.stock = stock.NewStore(rdb, keyspace.New(prefix))
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
