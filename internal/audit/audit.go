@@ -6,6 +6,7 @@ package audit
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -108,11 +109,14 @@ func (s *Store) Head(ctx context.Context) (int64, error) {
 }
 
 // Fingerprint names an admin credential without revealing it: kind, a colon
-// and the first 12 hex digits of the secret's SHA-256. The same secret always
-// gives the same fingerprint.
-func Fingerprint(kind, secret string) string {
-	sum := sha256.Sum256([]byte(secret))
-	return kind + ":" + hex.EncodeToString(sum[:])[:12]
+// and the first 12 hex digits of the secret's HMAC-SHA256 under key (the
+// server's JWT secret). The same secret always gives the same fingerprint;
+// the key keeps anyone who reads the log from testing guesses of a weak
+// admin token against it offline.
+func Fingerprint(key []byte, kind, secret string) string {
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(kind + "\x00" + secret))
+	return kind + ":" + hex.EncodeToString(mac.Sum(nil))[:12]
 }
 
 type actorKey struct{}

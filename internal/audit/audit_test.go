@@ -13,6 +13,9 @@ import (
 
 var t0 = time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 
+// testKey stands for the server's JWT secret.
+var testKey = []byte("a-jwt-secret-of-32-bytes-or-more!")
+
 func newStore(t *testing.T) *audit.Store {
 	t.Helper()
 	return audit.NewStore(testenv.MySQL(t).Gorm, func() time.Time { return t0 })
@@ -20,7 +23,7 @@ func newStore(t *testing.T) *audit.Store {
 
 func TestRecordKeepsWhoRequestAndValues(t *testing.T) {
 	s, ctx := newStore(t), context.Background()
-	who := audit.Fingerprint("token", "s3cret-admin-token")
+	who := audit.Fingerprint(testKey, "token", "s3cret-admin-token")
 	err := s.Record(audit.WithActor(ctx, who, "req-1"), audit.ActionUpdate, 7,
 		map[string]any{"price_cents": 100}, map[string]any{"price_cents": 90})
 	if err != nil {
@@ -113,7 +116,7 @@ func TestListPagesNewestFirstOnce(t *testing.T) {
 
 func TestFingerprintIsStableAndHidesTheSecret(t *testing.T) {
 	const token = "0123456789abcdef0123456789abcdef"
-	a, b := audit.Fingerprint("token", token), audit.Fingerprint("token", token)
+	a, b := audit.Fingerprint(testKey, "token", token), audit.Fingerprint(testKey, "token", token)
 	if a != b {
 		t.Fatalf("fingerprint changed: %q, %q", a, b)
 	}
@@ -126,10 +129,10 @@ func TestFingerprintIsStableAndHidesTheSecret(t *testing.T) {
 			t.Fatalf("fingerprint %q shows part of the token", a)
 		}
 	}
-	if audit.Fingerprint("token", token+"x") == a {
+	if audit.Fingerprint(testKey, "token", token+"x") == a {
 		t.Error("two tokens share a fingerprint")
 	}
-	if s := audit.Fingerprint("session", token); s == a || !strings.HasPrefix(s, "session:") {
+	if s := audit.Fingerprint(testKey, "session", token); s == a || !strings.HasPrefix(s, "session:") {
 		t.Errorf("session fingerprint %q", s)
 	}
 }

@@ -143,7 +143,7 @@ func userOf(c *gin.Context) string { return c.GetString(userKey) }
 // request id, for the audit log.
 func (g *guards) admin(c *gin.Context) {
 	if tok := bearer(c.GetHeader("Authorization")); g.isAdminToken(tok) {
-		actAs(c, audit.Fingerprint("token", tok))
+		actAs(c, audit.Fingerprint(g.tokens.secret, "token", tok))
 		return
 	}
 	if cookie, err := c.Cookie(AdminCookie); err == nil {
@@ -153,7 +153,7 @@ func (g *guards) admin(c *gin.Context) {
 			return
 		}
 		if ok {
-			actAs(c, audit.Fingerprint("session", cookie))
+			actAs(c, audit.Fingerprint(g.tokens.secret, "session", cookie))
 			return
 		}
 	}

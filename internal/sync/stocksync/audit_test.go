@@ -26,7 +26,7 @@ func TestReconcileRepairIsAudited(t *testing.T) {
 	s.rdb.HSet(ctx, s.keys.Item(drifted.ID).VariantStock(), vid, 13)
 	s.rdb.Set(ctx, s.keys.Item(drifted.ID).Stock(), 13, 0)
 
-	who := audit.Fingerprint("token", "some-admin-token-0123")
+	who := audit.Fingerprint([]byte("a-jwt-secret"), "token", "some-admin-token-0123")
 	if _, err := s.syncer.Reconcile(audit.WithActor(ctx, who, "req-rec")); err != nil {
 		t.Fatal(err)
 	}
