@@ -49,6 +49,7 @@ type adminAPI struct {
 	sync      SyncAdmin
 	dashboard Events
 	audit     AuditLog
+	sessions  adminSessions // asked by a dashboard stream whether its session was signed out
 	sse       sseStreams
 }
 
@@ -160,5 +161,13 @@ func (a adminAPI) report(c *gin.Context, run func(context.Context) (stocksync.Re
 func (a adminAPI) events(c *gin.Context) {
 	ch, stop := a.dashboard.Subscribe()
 	defer stop()
-	pump(a.sse, c, ch, func(sse *sseStream, b []byte) { sse.sendRaw("stats", b) })
+	alive := func() bool { return true }
+	if cookie := c.GetString(adminSessionKey); cookie != "" {
+		// A dashboard left open must stop when its session is signed out.
+		alive = func() bool {
+			ok, err := a.sessions.valid(c.Request.Context(), cookie)
+			return ok || err != nil // an unreachable list ends nothing already open
+		}
+	}
+	pumpWhile(a.sse, c, ch, func(sse *sseStream, b []byte) { sse.sendRaw("stats", b) }, alive)
 }

@@ -92,6 +92,11 @@ func (c *shopperClaims) GetAudience() (jwt.ClaimStrings, error)       { return n
 
 const userKey = "seckill.user"
 
+// adminSessionKey holds the session cookie an admin request came in with
+// (none for the bearer token), so a long stream can ask whether it was
+// signed out since.
+const adminSessionKey = "seckill.admin_session"
+
 // guards are the checks that run before handlers: sign-in, the admin, the
 // Origin rule, rate limits, purchase tokens and the sold-out mark.
 type guards struct {
@@ -154,6 +159,7 @@ func (g *guards) admin(c *gin.Context) {
 		}
 		if ok {
 			actAs(c, audit.Fingerprint(g.tokens.secret, "session", cookie))
+			c.Set(adminSessionKey, cookie)
 			return
 		}
 	}

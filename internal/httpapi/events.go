@@ -18,8 +18,19 @@ type sseStreams struct{ stopping <-chan struct{} }
 // pump streams each value from ch with send until the client leaves or the
 // server shuts down, keeping an idle stream alive meanwhile.
 func pump[T any](streams sseStreams, c *gin.Context, ch <-chan T, send func(*sseStream, T)) {
+	pumpWhile(streams, c, ch, send, nil)
+}
+
+// aliveEvery is how often pumpWhile asks whether its stream may go on.
+const aliveEvery = 5 * time.Second
+
+// pumpWhile is pump for a stream whose right to go on can lapse (an admin
+// session signed out elsewhere): alive is asked at most every aliveEvery,
+// and a false ends the stream.
+func pumpWhile[T any](streams sseStreams, c *gin.Context, ch <-chan T, send func(*sseStream, T), alive func() bool) {
 	sse := startSSE(c)
 	defer sse.stop()
+	checked := time.Now()
 	for {
 		select {
 		case <-c.Request.Context().Done():
@@ -30,6 +41,12 @@ func pump[T any](streams sseStreams, c *gin.Context, ch <-chan T, send func(*sse
 			send(sse, v)
 		case <-sse.ping.C:
 			sse.keepAlive()
+		}
+		if alive != nil && time.Since(checked) >= aliveEvery {
+			if !alive() {
+				return
+			}
+			checked = time.Now()
 		}
 	}
 }

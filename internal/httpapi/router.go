@@ -212,7 +212,7 @@ func newAreas(d Deps) areas {
 			window: purchaseTok.ttl, admissions: admissionTok, counters: d.Counters},
 		report: reportAPI{saleView: sales, reports: d.Reports, orders: d.Orders},
 		admin: adminAPI{saleView: sales, sales: d.Sales, retirer: d.Sales, sync: d.Syncer, dashboard: d.Events,
-			audit: d.Audit, sse: sse},
+			audit: d.Audit, sessions: g.adminSess, sse: sse},
 	}
 }
 
