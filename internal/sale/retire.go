@@ -79,15 +79,16 @@ func (s *Service) retireLocked(ctx context.Context, id int64) (catalog.Item, int
 	if err := s.retirable(ctx, it); err != nil {
 		return catalog.Item{}, -1, err
 	}
-	// Redis first: a crash in between leaves an ended sale that is not
-	// retired and not warm, which the next retirement finishes; the other
-	// order could leave keys of a retired sale that nothing ever removes.
-	n, err := s.stock.Purge(ctx, id)
-	if err != nil {
-		return catalog.Item{}, -1, err
-	}
+	// MySQL first: from then on no warm brings a key back, even one that
+	// comes after a purge long enough to outlive the sale's lock. A crash
+	// before the purge leaves keys of a retired sale in the registry, which
+	// the retirer's next run removes (purgeLeftovers).
 	at := s.now().UTC().Truncate(time.Millisecond) // DATETIME(3)
 	if err := s.items.Retire(ctx, id, at); err != nil {
+		return catalog.Item{}, -1, err
+	}
+	n, err := s.stock.Purge(ctx, id)
+	if err != nil {
 		return catalog.Item{}, -1, err
 	}
 	s.log.Info("sale retired", "item_id", id, "redis_keys_removed", n)
@@ -161,6 +162,9 @@ const retirePage = 100
 // RetireDue retires every sale that ended and can be retired, and returns
 // how many it retired. Sales not retirable yet are left for a later run.
 func (s *Service) RetireDue(ctx context.Context) (int, error) {
+	if err := s.purgeLeftovers(ctx); err != nil {
+		s.log.Warn("retirer: could not look for retired sales left in redis", "err", err)
+	}
 	n, after := 0, int64(0)
 	for {
 		ended, err := s.items.ListEnded(ctx, s.now(), after, retirePage)
@@ -183,6 +187,26 @@ func (s *Service) RetireDue(ctx context.Context) (int, error) {
 			return n, ctx.Err()
 		}
 	}
+}
+
+// purgeLeftovers purges the keys of sales MySQL says are retired but the
+// registry still lists: a retirement cut off between its two steps.
+func (s *Service) purgeLeftovers(ctx context.Context) error {
+	ids, err := s.stock.WarmItems(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		it, err := s.items.Get(ctx, id)
+		if err != nil || it.RetiredAt == nil {
+			continue // gone from MySQL, or not retired: not this function's to judge
+		}
+		if _, err := s.stock.Purge(ctx, id); err != nil {
+			return err
+		}
+		s.log.Info("retirer: purged a retired sale's leftover keys", "item_id", id)
+	}
+	return nil
 }
 
 // RetireJob is RetireDue as a periodic job of the fleet.

@@ -87,6 +87,23 @@ func TestRetireRefusedUntilDone(t *testing.T) {
 		t.Fatalf("buy from a retired sale: %v, want stock.ErrEnded as for any ended sale", err)
 	}
 	r.checkRetired(t, it.ID, *retired.RetiredAt) // and none of that left a key behind
+
+	// A retirement cut off between MySQL and the purge leaves keys of a
+	// retired sale in the registry: the retirer's next run removes them.
+	k := r.keys.Item(it.ID)
+	if err := r.rdb.SAdd(ctx, r.keys.Registry(), it.ID).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.rdb.Set(ctx, k.Stock(), 4, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.sales.RetireDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := r.rdb.Exists(ctx, k.Stock()).Result(); err != nil || n != 0 {
+		t.Fatalf("a retired sale's leftover key after the retirer ran: %d, %v", n, err)
+	}
+	r.checkRetired(t, it.ID, *retired.RetiredAt)
 }
 
 // checkRetired checks that MySQL records the sale retired with its order
