@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"syscall"
 
 	"github.com/gin-gonic/gin"
 
@@ -227,6 +228,26 @@ func (r replier) fail(c *gin.Context, err error) {
 	}
 	c.Set(errorCodeKey, ans.Code)
 	c.AbortWithStatusJSON(ans.Status, gin.H{"error": ans})
+}
+
+// recovery answers a request whose handler panicked (recovered), but for
+// a panic with http.ErrAbortHandler or a write to a client that is gone:
+// those go on to net/http as http.ErrAbortHandler, which drops the
+// connection without ending the response, so a download cut short looks
+// cut short. gin's own recovery would end the response cleanly instead.
+func (r replier) recovery(c *gin.Context) {
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		if err, ok := p.(error); ok && (errors.Is(err, http.ErrAbortHandler) ||
+			errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)) {
+			panic(http.ErrAbortHandler)
+		}
+		r.recovered(c, p)
+	}()
+	c.Next()
 }
 
 // recovered answers a request whose handler panicked, after logging the

@@ -53,8 +53,9 @@ var csvHeader = []string{"order_id", "user_id", "variant_id", "variant_label", "
 
 // ordersCSV streams the sale's orders, one keyset page per query, each page
 // flushed to the client before the next is read. Once the first row is
-// sent the status is 200 whatever follows: a failure later cuts the body
-// short (logged), and the client sees a truncated download.
+// sent the status is 200 whatever follows: a failure later is logged and
+// aborts the connection (http.ErrAbortHandler), so the client sees a broken
+// transfer rather than the clean end of a file missing rows.
 func (a reportAPI) ordersCSV(c *gin.Context) {
 	it, ok := a.itemFromPath(c)
 	if !ok {
@@ -79,7 +80,7 @@ func (a reportAPI) ordersCSV(c *gin.Context) {
 		c.Writer.Flush()
 		if err != nil {
 			a.log.ErrorContext(c.Request.Context(), "orders export cut short", "item_id", id, "err", err)
-			return
+			panic(http.ErrAbortHandler)
 		}
 		if n < csvPage {
 			return
