@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,33 +10,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill/seckill/internal/config"
-	"github.com/seckill/seckill/internal/harness"
 	"github.com/seckill/seckill/internal/redisconn"
 	"github.com/seckill/seckill/internal/testenv"
 )
-
-// privateRedis starts a redis-server of the test's own, so its memory and
-// key count measure this test alone, and stops it when the test ends.
-func privateRedis(tb testing.TB) (redisconn.Target, *redis.Client) {
-	tb.Helper()
-	port, err := harness.FreePort()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	p := harness.NewProc("redis", filepath.Join(tb.TempDir(), "redis.log"), nil, "redis-server",
-		"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", tb.TempDir())
-	if err := p.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { p.Stop(5 * time.Second) })
-	if err := p.WaitReady(context.Background(), 10*time.Second, harness.Listening(addr)); err != nil {
-		tb.Fatalf("private redis: %v\n%s", err, p.Tail(20))
-	}
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
-	tb.Cleanup(func() { rdb.Close() })
-	return redisconn.Target{Addr: addr}, rdb
-}
 
 // footprint is what a Redis holds: its keys and the memory of its data.
 // Left out, as they belong to no sale: the fleet's job bookkeeping keys
@@ -129,7 +104,12 @@ func look(tb testing.TB, s *server, ids []int64, users []string) shopperView {
 // below), not for anything of the sales.
 func TestRetireTwoHundredSales(t *testing.T) {
 	t.Parallel()
-	target, rdb := privateRedis(t)
+	// A redis-server of the test's own, so its memory and key count measure
+	// this test alone.
+	addr := testenv.PrivateRedis(t)
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { rdb.Close() })
+	target := redisconn.Target{Addr: addr}
 	c := &cycle{clk: newClock(t0), users: []string{"shopper-0", "shopper-1", "shopper-2"}}
 	c.s = start(t, c.clk, on(target), func(cfg *config.Config) { cfg.PaymentTimeout, cfg.SweepEvery = 10*time.Minute, 50*time.Millisecond })
 	prefix := c.s.cfg.RedisPrefix

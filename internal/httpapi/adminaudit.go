@@ -47,12 +47,12 @@ func auditQuery(c *gin.Context) (limit int, cursor int64, f audit.Filter, err er
 	limit = auditDefaultLimit
 	if s, ok := c.GetQuery("limit"); ok {
 		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > auditMaxLimit {
-			return 0, 0, f, errAuditLimit
+			return 0, 0, f, invalidLimit(auditMaxLimit)
 		}
 	}
 	if s, ok := c.GetQuery("cursor"); ok {
 		if cursor, err = strconv.ParseInt(s, 10, 64); err != nil || cursor < 1 {
-			return 0, 0, f, errAuditCursor
+			return 0, 0, f, errInvalidCursor
 		}
 	}
 	if s, ok := c.GetQuery("item_id"); ok {

@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strconv"
+	"syscall"
 
 	"github.com/gin-gonic/gin"
 
@@ -80,10 +82,6 @@ var (
 	errPauseEnded      = apiErr(http.StatusConflict, "sale_ended", "the sale has ended; there is nothing to pause or resume")
 	errSoldOut         = soldOutErr(nil)
 	errVariantNotFound = apiErr(http.StatusNotFound, "variant_not_found", "this sale has no such variant")
-	errAuditLimit      = &Error{Status: http.StatusBadRequest, Code: "invalid_limit",
-		Message: "limit must be a whole number from 1 to 200", Field: "limit"}
-	errAuditCursor = &Error{Status: http.StatusBadRequest, Code: "invalid_cursor",
-		Message: "cursor must be a next_cursor this route returned", Field: "cursor"}
 	errVariantRequired = &Error{Status: http.StatusBadRequest, Code: "variant_required",
 		Message: "this sale has several variants: name one with variant_id", Field: "variant_id"}
 	errLabelTaken          = apiErr(http.StatusConflict, "label_taken", "another variant of this sale has that label")
@@ -98,10 +96,10 @@ var (
 		Message: "quantity must be a whole number from 1 to the per-shopper limit", Field: "quantity"}
 	errOverLimit = &Error{Status: http.StatusBadRequest, Code: "invalid_quantity",
 		Message: "quantity is above the per-shopper limit", Field: "quantity"}
-	errInvalidLimit = &Error{Status: http.StatusBadRequest, Code: "invalid_limit",
-		Message: "limit must be a whole number from 1 to 100", Field: "limit"}
+	// Every paged list (sales, audit log) answers a bad cursor with this
+	// and a bad page size with invalidLimit.
 	errInvalidCursor = &Error{Status: http.StatusBadRequest, Code: "invalid_cursor",
-		Message: "cursor must be a next_cursor this list answered", Field: "cursor"}
+		Message: "cursor must be a next_cursor this list returned", Field: "cursor"}
 	errIdempotencyReused = apiErr(http.StatusUnprocessableEntity, "idempotency_key_reused", "this Idempotency-Key was used for a different request")
 	errAlreadyPurchased  = apiErr(http.StatusConflict, "already_purchased", "you already hold an order for this sale")
 
@@ -117,6 +115,13 @@ var (
 	errOrderCancelled = apiErr(http.StatusConflict, "order_cancelled", "this order was cancelled and can no longer be paid")
 	errOrderPending   = apiErr(http.StatusConflict, "order_pending", "your order is still being saved; try again in a moment")
 )
+
+// invalidLimit is the invalid_limit answer of a paged list whose pages
+// hold 1 to most entries.
+func invalidLimit(most int) *Error {
+	return &Error{Status: http.StatusBadRequest, Code: "invalid_limit", Field: "limit",
+		Message: "limit must be a whole number from 1 to " + strconv.Itoa(most)}
+}
 
 // soldOutErr is the sold_out answer naming the variants that still have
 // stock (none when the whole sale is gone).
@@ -227,6 +232,26 @@ func (r replier) fail(c *gin.Context, err error) {
 	}
 	c.Set(errorCodeKey, ans.Code)
 	c.AbortWithStatusJSON(ans.Status, gin.H{"error": ans})
+}
+
+// recovery answers a request whose handler panicked (recovered), but for
+// a panic with http.ErrAbortHandler or a write to a client that is gone:
+// those go on to net/http as http.ErrAbortHandler, which drops the
+// connection without ending the response, so a download cut short looks
+// cut short. gin's own recovery would end the response cleanly instead.
+func (r replier) recovery(c *gin.Context) {
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		if err, ok := p.(error); ok && (errors.Is(err, http.ErrAbortHandler) ||
+			errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)) {
+			panic(http.ErrAbortHandler)
+		}
+		r.recovered(c, p)
+	}()
+	c.Next()
 }
 
 // recovered answers a request whose handler panicked, after logging the

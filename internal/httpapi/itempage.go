@@ -33,7 +33,7 @@ func pageQuery(c *gin.Context) (cur *catalog.Cursor, limit int, err error) {
 	limit = defaultPageLimit
 	if s, ok := c.GetQuery("limit"); ok {
 		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > maxPageLimit {
-			return nil, 0, errInvalidLimit
+			return nil, 0, invalidLimit(maxPageLimit)
 		}
 	}
 	if s, ok := c.GetQuery("cursor"); ok {

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -52,8 +53,9 @@ var csvHeader = []string{"order_id", "user_id", "variant_id", "variant_label", "
 
 // ordersCSV streams the sale's orders, one keyset page per query, each page
 // flushed to the client before the next is read. Once the first row is
-// sent the status is 200 whatever follows: a failure later cuts the body
-// short (logged), and the client sees a truncated download.
+// sent the status is 200 whatever follows: a failure later is logged and
+// aborts the connection (http.ErrAbortHandler), so the client sees a broken
+// transfer rather than the clean end of a file missing rows.
 func (a reportAPI) ordersCSV(c *gin.Context) {
 	it, ok := a.itemFromPath(c)
 	if !ok {
@@ -78,7 +80,7 @@ func (a reportAPI) ordersCSV(c *gin.Context) {
 		c.Writer.Flush()
 		if err != nil {
 			a.log.ErrorContext(c.Request.Context(), "orders export cut short", "item_id", id, "err", err)
-			return
+			panic(http.ErrAbortHandler)
 		}
 		if n < csvPage {
 			return
@@ -87,10 +89,22 @@ func (a reportAPI) ordersCSV(c *gin.Context) {
 }
 
 func csvRecord(rec []string, o *order.Order) []string {
-	rec[0], rec[1], rec[2], rec[3] = o.ID, o.UserID, strconv.FormatInt(o.VariantID, 10), o.VariantLabel
-	rec[4], rec[5], rec[6] = strconv.Itoa(o.Quantity), o.Status, o.CancelReason
+	rec[0], rec[1], rec[2], rec[3] = o.ID, csvText(o.UserID), strconv.FormatInt(o.VariantID, 10), csvText(o.VariantLabel)
+	rec[4], rec[5], rec[6] = strconv.Itoa(o.Quantity), o.Status, csvText(o.CancelReason)
 	rec[7], rec[8], rec[9], rec[10] = csvTime(o.CreatedAt), csvTime(o.UpdatedAt), csvTime(o.PaidAt), csvTime(o.CancelledAt)
 	return rec
+}
+
+// csvText is a cell of text shoppers or admins chose, made inert for
+// spreadsheets: one starting with a character a spreadsheet reads as the
+// start of a formula gets a leading quote, which shows as text (OWASP's
+// advice against CSV injection). A user id like "-x" or a label like
+// "=HYPERLINK(...)" would otherwise run when the file is opened.
+func csvText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 // csvTime is RFC 3339 in UTC with milliseconds, or empty for no time.

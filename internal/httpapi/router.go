@@ -3,7 +3,6 @@ package httpapi
 import (
 	"cmp"
 	"context"
-	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -106,7 +105,7 @@ func New(d Deps) *gin.Engine {
 	if err := r.SetTrustedProxies(d.TrustedProxies); err != nil {
 		panic("httpapi: bad trusted proxies: " + err.Error()) // validated in config
 	}
-	r.Use(gin.CustomRecoveryWithWriter(io.Discard, g.recovered))
+	r.Use(g.recovery)
 	r.Use(requestLog(a.log), securityHeaders, d.Metrics.middleware, bodyDeadline(d.BodyTimeout), limitBody(1<<20))
 	r.NoRoute(func(c *gin.Context) { g.fail(c, errNoRoute) })
 	r.NoMethod(func(c *gin.Context) { g.fail(c, errMethod) })
