@@ -44,9 +44,11 @@ services: ## Make MySQL/MariaDB and Redis available (scripts/services.sh)
 chromium: ## Install Chromium for the browser tests if missing (scripts/chromium.sh)
 	@scripts/chromium.sh
 
+# && on top of SHELLFLAGS' -e, so the target fails on any step (and never runs
+# "" check rules after a failed install) even under make SHELLFLAGS=-c.
 check-alerts: ## Check the Prometheus alert rules and run their unit tests (installs promtool into bin/ if missing)
-	@promtool="$$(scripts/promtool.sh)"; \
-	"$$promtool" check rules deploy/prometheus/alerts.yml; \
+	@promtool="$$(scripts/promtool.sh)" && \
+	"$$promtool" check rules deploy/prometheus/alerts.yml && \
 	"$$promtool" test rules deploy/prometheus/alerts_test.yml
 
 build: ## Build bin/seckill

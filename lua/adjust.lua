@@ -15,8 +15,12 @@
 -- stock = 0. returns is the new count
 -- of returns when stock was added, else 0; saleStock is the sale's stock
 -- after an applied change, else 0.
+
+-- A whole number: a plain decimal, an optional sign and at most 15 digits,
+-- which a Lua double holds exactly (2^53 has 16).
 local function whole(s)
-  return type(s) == 'string' and #s <= 16 and string.match(s, '^-?%d+$') ~= nil
+  local digits = type(s) == 'string' and string.match(s, '^-?(%d+)$')
+  return digits and #digits <= 15 or false
 end
 if not (whole(ARGV[1]) and whole(ARGV[2])) then
   return {3, 0, 0, 0}

@@ -21,8 +21,12 @@
 -- malformed (nothing changed: the script trusts no caller); stock is the sale's stock
 -- left afterwards (-1 if unknown or not restocked); returns is the new count
 -- of returns when stock came back, else 0.
+
+-- A whole number: a plain decimal, an optional sign and at most 15 digits,
+-- which a Lua double holds exactly (2^53 has 16).
 local function whole(s)
-  return type(s) == 'string' and #s <= 16 and string.match(s, '^-?%d+$') ~= nil
+  local digits = type(s) == 'string' and string.match(s, '^-?(%d+)$')
+  return digits and #digits <= 15 or false
 end
 if ARGV[1] == '' or ARGV[2] == '' or (ARGV[3] ~= '0' and ARGV[3] ~= '1') or not whole(ARGV[4]) then
   return {-1, -1, 0}

@@ -87,10 +87,11 @@
 --                      shopper's to see
 
 -- Argument checks: a malformed request is refused before it reads or
--- changes anything. Whole numbers are plain decimals of at most 15 digits,
--- so Lua's doubles hold them exactly.
+-- changes anything. Whole numbers are plain decimals: an optional sign and
+-- at most 15 digits, so Lua's doubles hold them exactly (2^53 has 16).
 local function whole(s)
-  return type(s) == 'string' and #s <= 16 and string.match(s, '^-?%d+$') ~= nil
+  local digits = type(s) == 'string' and string.match(s, '^-?(%d+)$')
+  return digits and #digits <= 15 or false
 end
 
 local function natural(s)

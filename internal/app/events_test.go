@@ -21,6 +21,7 @@ type snapshot struct {
 		Consistent bool  `json:"consistent"`
 	} `json:"rows"`
 	ComputeMS float64 `json:"compute_ms"`
+	AuditHead int64   `json:"audit_head"`
 }
 
 // watch subscribes to the admin event stream until ctx ends.

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/seckill/seckill/internal/catalog"
@@ -50,6 +51,11 @@ type Hub struct {
 	interval time.Duration
 	log      *slog.Logger
 	head     func(ctx context.Context) (int64, error) // FollowAudit
+	// lastHead is the audit head last read, carried while reading it
+	// fails; headFailing is set from the first failure of a streak to the
+	// next success, so a streak logs once.
+	lastHead    atomic.Int64
+	headFailing atomic.Bool
 
 	mu     sync.Mutex
 	subs   map[chan []byte]struct{}
@@ -169,11 +175,29 @@ func (h *Hub) Compute(ctx context.Context) (Snapshot, error) {
 		snap.Rows = append(snap.Rows, Row{Stats: st, Name: it.Name, Status: it.Status(now, left),
 			StartsAt: it.StartsAt.UTC(), EndsAt: it.EndsAt.UTC(), Retired: it.RetiredAt != nil})
 	}
-	if h.head != nil {
-		if snap.AuditHead, err = h.head(ctx); err != nil {
-			return Snapshot{}, err
-		}
-	}
+	snap.AuditHead = h.auditHead(ctx)
 	snap.ComputeMS = float64(time.Since(start).Microseconds()) / 1000
 	return snap, nil
+}
+
+// auditHead reads the audit head, or keeps the last one read when that
+// fails: the audit panel then just stops refreshing, while the stock table,
+// which needs nothing from the audit log, carries on. A failure is logged
+// once per streak, not once a second, and its end once.
+func (h *Hub) auditHead(ctx context.Context) int64 {
+	if h.head == nil {
+		return 0
+	}
+	head, err := h.head(ctx)
+	if err != nil {
+		if !h.headFailing.Swap(true) {
+			h.log.Warn("dashboard: cannot read the audit head; snapshots keep the last one", "err", err)
+		}
+		return h.lastHead.Load()
+	}
+	if h.headFailing.Swap(false) {
+		h.log.Info("dashboard: the audit head is readable again")
+	}
+	h.lastHead.Store(head)
+	return head
 }

@@ -32,7 +32,7 @@ func newOpsMetrics() opsMetrics {
 			Name: "seckill_dependency_up", Help: "1 if the last background check reached the store, else 0.",
 		}, []string{"dependency"}),
 		drift: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "seckill_reconcile_drift_total", Help: "Sales that reconciliation found drifted (Redis lost the sale or disagreed with MySQL).",
+			Name: "seckill_reconcile_drift_total", Help: "Sales that a repairing reconciliation (its job, an admin's POST) found drifted (Redis lost the sale or disagreed with MySQL); the read-only check counts nothing.",
 		}),
 		persistErrs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "seckill_persister_errors_total", Help: "Failures of the stream persisters, by stage of their work.",
@@ -69,7 +69,7 @@ func (m *Metrics) DependencyUp(dependency string, up bool) {
 	m.ops.depUp.WithLabelValues(dependency).Set(v)
 }
 
-// DriftFound counts a sale reconciliation found drifted.
+// DriftFound counts a sale a repairing reconciliation found drifted.
 func (m *Metrics) DriftFound() { m.ops.drift.Inc() }
 
 // Failed counts a persister's failure at stage (order.Observer).

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill/seckill/internal/keyspace"
+	"github.com/seckill/seckill/internal/redisconn"
 )
 
 // Repairer brings an item's Redis state back in line with MySQL after
@@ -198,7 +198,9 @@ func (p *Persister) read(ctx context.Context, streams []string) (msgs []redis.XM
 	})
 	for i, c := range cmds {
 		res, err := c.Result()
-		if err != nil && !errors.Is(err, redis.Nil) && !gone(err) && first == nil {
+		// NOGROUP: the sale was retired since the registry was last read;
+		// the next sweep drops its stream from the set.
+		if err != nil && !errors.Is(err, redis.Nil) && !redisconn.NoGroup(err) && first == nil {
 			first = fmt.Errorf("read stream %s: %w", streams[i], err)
 		}
 		for _, s := range res {
@@ -220,7 +222,7 @@ func (p *Persister) reclaim(ctx context.Context, streams []string) {
 				MinIdle: p.cfg.ClaimIdle, Start: start, Count: int64(p.cfg.Batch),
 			}).Result()
 			if err != nil {
-				if !gone(err) {
+				if !redisconn.NoGroup(err) { // retired meanwhile
 					p.obs.Failed("reclaim")
 					p.log.Warn("persister: reclaim failed", "stream", stream, "err", err)
 				}
@@ -237,11 +239,6 @@ func (p *Persister) reclaim(ctx context.Context, streams []string) {
 		}
 	}
 }
-
-// gone says whether err is Redis saying a stream or its group does not
-// exist: the sale was retired since the registry was last read, and the
-// next sweep drops its stream from the set.
-func gone(err error) bool { return strings.HasPrefix(err.Error(), "NOGROUP") }
 
 func wait(ctx context.Context, d time.Duration) {
 	t := time.NewTimer(d)

@@ -33,6 +33,9 @@ func TestScriptsRefuseMalformedArguments(t *testing.T) {
 		{"no order id", []any{now, "u", "1", "", "", "0", "", ""}, stock.ReserveBadArgument, "order id"},
 		{"admitted not a flag", []any{now, "u", "1", "o1", "", "yes", "", ""}, stock.ReserveBadArgument, "admitted"},
 		{"variant not a number", []any{now, "u", "1", "o1", "", "0", "red", ""}, stock.ReserveBadArgument, "variant id"},
+		// Past 15 digits a Lua double may round (2^53 + 1 has 16).
+		{"quantity of 16 digits", []any{now, "u", "9007199254740993", "o1", "", "0", "", ""}, stock.ReserveBadQuantity, "quantity"},
+		{"variant of 16 digits", []any{now, "u", "1", "o1", "", "0", "1000000000000000", ""}, stock.ReserveBadArgument, "variant id"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, detail, err := s.ReserveRaw(ctx, 1, tc.request...)
@@ -42,14 +45,18 @@ func TestScriptsRefuseMalformedArguments(t *testing.T) {
 		})
 	}
 	t.Run("adjust", func(t *testing.T) {
-		for _, args := range [][2]any{{"1.5", 1}, {"x", 1}, {1, "red"}, {"", 1}} {
+		for _, args := range [][2]any{{"1.5", 1}, {"x", 1}, {1, "red"}, {"", 1}, {"9007199254740993", 1}, {1, "-1000000000000000"}} {
 			if code, err := s.AdjustRaw(ctx, 1, args[0], args[1]); err != nil || code != stock.AdjustBadArgs {
 				t.Errorf("adjust(%v, %v) = %d, %v; want code %d", args[0], args[1], code, err, stock.AdjustBadArgs)
 			}
 		}
+		// A sign and 15 digits is whole: refused as too much to take back.
+		if code, err := s.AdjustRaw(ctx, 1, "-999999999999999", 1); err != nil || code == stock.AdjustBadArgs {
+			t.Errorf("adjust by a sign and 15 digits = %d, %v; want a code other than %d", code, err, stock.AdjustBadArgs)
+		}
 	})
 	t.Run("release", func(t *testing.T) {
-		for _, args := range [][4]any{{"", "o1", "1", 1}, {"u", "", "1", 1}, {"u", "o1", "yes", 1}, {"u", "o1", "1", "red"}} {
+		for _, args := range [][4]any{{"", "o1", "1", 1}, {"u", "", "1", 1}, {"u", "o1", "yes", 1}, {"u", "o1", "1", "red"}, {"u", "o1", "1", "1000000000000000"}} {
 			if code, err := s.ReleaseRaw(ctx, 1, args[0], args[1], args[2], args[3]); err != nil || code != stock.ReleaseBadArgs {
 				t.Errorf("release(%v) = %d, %v; want code %d", args, code, err, stock.ReleaseBadArgs)
 			}

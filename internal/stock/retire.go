@@ -2,10 +2,8 @@ package stock
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
@@ -37,7 +35,7 @@ func (s *Store) Queue(ctx context.Context, itemID int64) (Queue, error) {
 	switch {
 	case err == nil:
 		q.Pending = pending.Count
-	case !noGroup(err):
+	case !redisconn.NoGroup(err):
 		return Queue{}, fmt.Errorf("read pending orders of item %d: %w", itemID, err)
 	}
 	dead, err := s.rdb.XRange(ctx, k.DeadLetters(), "-", "+").Result()
@@ -48,12 +46,6 @@ func (s *Store) Queue(ctx context.Context, itemID int64) (Queue, error) {
 		q.DeadLetters = append(q.DeadLetters, m.Values)
 	}
 	return q, nil
-}
-
-// noGroup says whether err is Redis saying the stream or its group does not
-// exist: a sale that was never warmed, or was retired.
-func noGroup(err error) bool {
-	return err != nil && !errors.Is(err, redis.Nil) && strings.HasPrefix(err.Error(), "NOGROUP")
 }
 
 // Purge removes a sale from Redis for good: first from the registry, so the

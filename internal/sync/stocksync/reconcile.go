@@ -36,7 +36,8 @@ type Report struct {
 func (s *Syncer) Reconcile(ctx context.Context) (Report, error) { return s.reconcile(ctx, true) }
 
 // Check is Reconcile that changes nothing: it reports each sale's drift and
-// what a repair would do, and writes neither Redis nor reconcile_log.
+// what a repair would do, and writes neither Redis nor reconcile_log, nor
+// tells OnDrift.
 func (s *Syncer) Check(ctx context.Context) (Report, error) { return s.reconcile(ctx, false) }
 
 func (s *Syncer) reconcile(ctx context.Context, repair bool) (Report, error) {
@@ -54,7 +55,9 @@ func (s *Syncer) reconcile(ctx context.Context, repair bool) (Report, error) {
 			ir.ItemID, ir.Consistent = it.ID, false
 			ir.Actions = append(ir.Actions, "could not check or repair: "+err.Error())
 			errs = append(errs, fmt.Errorf("reconcile item %d: %w", it.ID, err))
-		} else if !ir.Consistent && s.onDrift != nil {
+		} else if repair && !ir.Consistent && s.onDrift != nil {
+			// Only a repairing run counts: the dashboard's read-only check
+			// polls the same drift and would count it once per look.
 			s.onDrift()
 		}
 		rep.Consistent = rep.Consistent && ir.Consistent

@@ -44,7 +44,8 @@ type Syncer struct {
 	// auditor, if set, records each repair reconciliation makes
 	// (SetAuditor).
 	auditor audit.Recorder
-	// onDrift is told of every sale reconciliation found inconsistent.
+	// onDrift is told of every sale a repairing reconciliation found
+	// inconsistent.
 	onDrift func()
 }
 
@@ -54,9 +55,11 @@ func New(db *gorm.DB, st *stock.Store, locks *lock.Locker, now func() time.Time,
 	return &Syncer{db: db, stock: st, locks: locks, now: now, log: log}
 }
 
-// OnDrift has f told of every sale that reconciliation (Reconcile, its job
-// or an admin's call) finds drifted: Redis lost it or disagrees with MySQL.
-// Set it before serving.
+// OnDrift has f told of every sale that a repairing reconciliation
+// (Reconcile: its job or an admin's POST) finds drifted: Redis lost it or
+// disagrees with MySQL. Check does not tell f, so looking at drift any
+// number of times counts it never, and each repair once. Set it before
+// serving.
 func (s *Syncer) OnDrift(f func()) { s.onDrift = f }
 
 // How long a holder of a sale's sync lock may keep it before it expires
