@@ -3,11 +3,8 @@ package app_test
 import (
 	"context"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill/seckill/internal/config"
 	"github.com/seckill/seckill/internal/keyspace"
@@ -127,31 +124,14 @@ func TestRetireOnCluster(t *testing.T) {
 	}
 	defer rdb.Close()
 	pattern := keyspace.New(s.cfg.RedisPrefix).Item(id).Pattern()
-	if n := clusterKeys(t, rdb, pattern); n < 5 {
+	if n := testenv.CountKeys(t, rdb, pattern); n < 5 {
 		t.Fatalf("%d keys of the sale on the cluster before retiring; the sale is not warm", n)
 	}
 	clk.Add(2 * time.Hour)
 	if r := s.call(t, "POST", "/api/v1/admin/items/"+itoa(id)+"/retire", adminToken, nil); r.status != 200 {
 		t.Fatalf("retire: %d %s", r.status, r.raw)
 	}
-	if n := clusterKeys(t, rdb, pattern); n != 0 {
+	if n := testenv.CountKeys(t, rdb, pattern); n != 0 {
 		t.Fatalf("%d keys of the retired sale left on the cluster", n)
 	}
-}
-
-// clusterKeys counts the keys matching pattern on every primary.
-func clusterKeys(tb testing.TB, rdb redis.UniversalClient, pattern string) int64 {
-	tb.Helper()
-	var n atomic.Int64
-	err := redisconn.ForEachPrimary(context.Background(), rdb, func(ctx context.Context, c *redis.Client) error {
-		iter := c.Scan(ctx, 0, pattern, 1000).Iterator()
-		for iter.Next(ctx) {
-			n.Add(1)
-		}
-		return iter.Err()
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return n.Load()
 }

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill/seckill/internal/keyspace"
-	"github.com/seckill/seckill/internal/redisconn"
 	"github.com/seckill/seckill/internal/stock"
 	"github.com/seckill/seckill/internal/testenv"
 )
@@ -50,7 +48,7 @@ func TestPurgeRemovesEveryKeyOfTheSale(t *testing.T) {
 			if _, err := seed.Exec(ctx); err != nil {
 				t.Fatal(err)
 			}
-			before := countKeys(t, rdb, k.Pattern())
+			before := testenv.CountKeys(t, rdb, k.Pattern())
 			if before < 12 { // stock vstock meta buyers idem orders returns, 4 limit buckets, room, dead, ...
 				t.Fatalf("%d keys of the sale before the purge; the seeding did not take", before)
 			}
@@ -58,7 +56,7 @@ func TestPurgeRemovesEveryKeyOfTheSale(t *testing.T) {
 			if err != nil || n != before {
 				t.Fatalf("purge: %d, %v; want all %d keys", n, err, before)
 			}
-			if left := countKeys(t, rdb, k.Pattern()); left != 0 {
+			if left := testenv.CountKeys(t, rdb, k.Pattern()); left != 0 {
 				t.Fatalf("%d keys of the sale left after the purge", left)
 			}
 			if warm, _ := s.WarmItems(ctx); !slices.Equal(warm, []int64{2}) {
@@ -70,7 +68,7 @@ func TestPurgeRemovesEveryKeyOfTheSale(t *testing.T) {
 			if _, err := s.Reserve(ctx, limitedReq("dee", "10.0.0.2", at)); !errors.Is(err, stock.ErrNotWarmed) {
 				t.Fatalf("purchase after the purge: %v, want ErrNotWarmed", err)
 			}
-			if left := countKeys(t, rdb, k.Pattern()); left != 0 {
+			if left := testenv.CountKeys(t, rdb, k.Pattern()); left != 0 {
 				t.Fatalf("a refused purchase left %d keys of the purged sale", left)
 			}
 			if n, err := s.Purge(ctx, 1); err != nil || n != 0 {
@@ -78,21 +76,4 @@ func TestPurgeRemovesEveryKeyOfTheSale(t *testing.T) {
 			}
 		})
 	}
-}
-
-// countKeys counts the keys matching pattern on every primary.
-func countKeys(tb testing.TB, rdb redis.UniversalClient, pattern string) int {
-	tb.Helper()
-	var n atomic.Int64
-	err := redisconn.ForEachPrimary(context.Background(), rdb, func(ctx context.Context, c *redis.Client) error {
-		iter := c.Scan(ctx, 0, pattern, 1000).Iterator()
-		for iter.Next(ctx) {
-			n.Add(1)
-		}
-		return iter.Err()
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return int(n.Load())
 }

@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -62,4 +63,22 @@ func RedisOn(tb testing.TB, t redisconn.Target) (redis.UniversalClient, string) 
 		rdb.Close()
 	})
 	return rdb, prefix
+}
+
+// CountKeys counts the keys matching pattern on every primary of rdb (one
+// Redis, or each master of a cluster).
+func CountKeys(tb testing.TB, rdb redis.UniversalClient, pattern string) int {
+	tb.Helper()
+	var n atomic.Int64
+	err := redisconn.ForEachPrimary(context.Background(), rdb, func(ctx context.Context, c *redis.Client) error {
+		iter := c.Scan(ctx, 0, pattern, 1000).Iterator()
+		for iter.Next(ctx) {
+			n.Add(1)
+		}
+		return iter.Err()
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return int(n.Load())
 }
