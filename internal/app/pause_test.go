@@ -68,8 +68,13 @@ func TestPauseStopsEveryServerWithinASecond(t *testing.T) {
 	check(t, servers[1].call(t, "POST", path+"/purchase", bob, nil, "X-Purchase-Token", early.str("token")),
 		want{423, "sale_paused", ""})
 
+	resumedAt := time.Now()
 	check(t, servers[2].call(t, "POST", "/api/v1/admin/items/"+itoa(id)+"/resume", adminToken, nil), want{200, "", ""})
-	check(t, servers[1].call(t, "POST", path+"/purchase", bob, nil, "X-Purchase-Token", early.str("token")), want{202, "", ""})
+	// A server that just heard "paused" from Redis answers so itself for a
+	// moment; the resume reaches its purchases within the second too.
+	testenv.WaitFor(t, max(time.Until(resumedAt.Add(time.Second)), time.Millisecond), func() bool {
+		return servers[1].call(t, "POST", path+"/purchase", bob, nil, "X-Purchase-Token", early.str("token")).status == 202
+	}, "bob's purchase still refused a second after the resume")
 
 	clk.Add(time.Minute)
 	ended := a.call(t, "POST", "/api/v1/admin/items/"+itoa(id)+"/end", adminToken, nil)
@@ -156,4 +161,37 @@ func TestPausedRoomAdmitsNoOne(t *testing.T) {
 	}
 	check(t, a.call(t, "POST", "/api/v1/items/"+itoa(id)+"/purchase", alice, nil, "X-Purchase-Token", admitted.str("token")),
 		want{202, "", ""})
+}
+
+// TestPausedStormIsToldPaused: shoppers who keep pressing Buy during a pause
+// are told 423 sale_paused, not shed by the admission gate with a 503 "try
+// again" as if it were a sell-out rush; a replay still gets its order; and
+// the server takes purchases again within a second of the resume.
+func TestPausedStormIsToldPaused(t *testing.T) {
+	t.Parallel()
+	clk := newClock(t0)
+	// A gate this tight sheds the third new shopper of a second while two
+	// units are left.
+	s := start(t, clk, func(c *config.Config) { c.AdmitMultiple, c.AdmitFloor = 1, 1 })
+	id := s.sale(t, 3, 1, t0, t0.Add(time.Hour))
+	path := "/api/v1/items/" + itoa(id) + "/purchase"
+	alice := mintToken(t, "alice")
+	bought := s.call(t, "POST", path, alice, nil, "Idempotency-Key", "alice-1")
+	check(t, bought, want{202, "", ""})
+
+	check(t, s.call(t, "POST", "/api/v1/admin/items/"+itoa(id)+"/pause", adminToken, nil), want{200, "", ""})
+	for i := range 10 {
+		check(t, s.call(t, "POST", path, mintToken(t, "storm"+itoa(int64(i))), nil), want{423, "sale_paused", ""})
+	}
+	replay := s.call(t, "POST", path, alice, nil, "Idempotency-Key", "alice-1")
+	if replay.status != 202 || replay.str("order_id") != bought.str("order_id") || replay.header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("a replay during the pause: %d %s", replay.status, replay.raw)
+	}
+
+	resumed := time.Now()
+	check(t, s.call(t, "POST", "/api/v1/admin/items/"+itoa(id)+"/resume", adminToken, nil), want{200, "", ""})
+	bob := mintToken(t, "bob")
+	testenv.WaitFor(t, max(time.Until(resumed.Add(time.Second)), time.Millisecond), func() bool {
+		return s.call(t, "POST", path, bob, nil, "Idempotency-Key", "bob-1").status == 202
+	}, "purchases still refused a second after the resume")
 }

@@ -203,7 +203,7 @@ func newAreas(d Deps) areas {
 		log: log, guards: g, snaps: snaps,
 		ops:      opsAPI{replier: rep, ready: cachedReady(d.Ready, d.OpsCache), web: d.Web},
 		sessions: sessionAPI{replier: rep, guards: g, tokens: d.Tokens, demoLogin: d.DemoLogin, cookies: cookies},
-		shop: shopAPI{saleView: sales, snaps: snaps, reserved: reserved, sales: d.Sales, orders: d.Orders, keys: d.Stock, gate: d.Gate, soldOut: d.SoldOut, tokens: purchaseTok,
+		shop: shopAPI{saleView: sales, snaps: snaps, reserved: reserved, sales: d.Sales, orders: d.Orders, keys: d.Stock, gate: d.Gate, soldOut: d.SoldOut, paused: newPausedSales(), tokens: purchaseTok,
 			newOrderID: d.NewOrderID},
 		orders: orderAPI{replier: rep, catalog: d.Catalog, orders: d.Orders, pending: d.Stock, life: d.Sales,
 			feed: d.OrderFeed, sse: sse},

@@ -38,6 +38,7 @@ type shopAPI struct {
 	keys       IdempotencyKeys
 	gate       *admission.Gate // nil: every purchase reaches Redis
 	soldOut    *soldout.Marks  // nil: no local sold-out marks
+	paused     *pausedSales    // sales Redis just said are paused
 	tokens     purchaseTokens
 	newOrderID func() string
 }
@@ -212,12 +213,18 @@ func (s shopAPI) purchaseRequest(c *gin.Context) (stock.Request, error) {
 // window passed. A request with an Idempotency-Key that would be told "sold
 // out" may be the retry of the purchase that took the last unit, which must
 // get that order back: if Redis holds the key, it goes on and is replayed.
+// So may one for a sale this server saw paused a moment ago.
 func (s shopAPI) admit(ctx context.Context, req stock.Request) error {
 	if req.Admitted {
 		return nil
 	}
-	verdict := s.verdict(req)
-	if !errors.Is(verdict, stock.ErrSoldOut) || req.IdempotencyKey == "" {
+	verdict := stock.ErrPaused
+	if !s.paused.marked(req.ItemID) {
+		verdict = s.verdict(req)
+	}
+	// A replay is answered by Redis whatever the sale's state: the shopper
+	// holds that order.
+	if !(errors.Is(verdict, stock.ErrSoldOut) || errors.Is(verdict, stock.ErrPaused)) || req.IdempotencyKey == "" {
 		return verdict
 	}
 	used, err := s.keys.IdempotencyKeyUsed(ctx, req.ItemID, req.UserID, req.IdempotencyKey)
@@ -262,6 +269,8 @@ func (s shopAPI) observe(req stock.Request, res stock.Reservation, err error) {
 		if res.StockLeft == 0 {
 			s.soldOut.Emptied(req.ItemID, res.VariantID)
 		}
+	case errors.Is(err, stock.ErrPaused):
+		s.paused.mark(req.ItemID)
 	case errors.As(err, &so):
 		s.gate.Observe(req.ItemID, req.VariantID, so.Left)
 		s.soldOut.Saw(req.ItemID, so.SaleLeft, so.Returns)
