@@ -2,13 +2,12 @@ package app
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill/seckill/internal/httpapi"
+	"github.com/seckill/seckill/internal/keyspace"
 )
 
 // ready checks what /readyz reports: MySQL and Redis answer and Redis holds
@@ -61,9 +60,8 @@ func (a *App) streamLag() httpapi.Lag {
 	for i := range ids {
 		lag.Pending += float64(lens[i].Val())
 		if msgs := firsts[i].Val(); len(msgs) > 0 {
-			ms, err := strconv.ParseInt(strings.SplitN(msgs[0].ID, "-", 2)[0], 10, 64)
-			if err == nil {
-				lag.OldestSeconds = max(lag.OldestSeconds, now.Sub(time.UnixMilli(ms)).Seconds())
+			if ms, _, err := keyspace.StreamPos(msgs[0].ID); err == nil {
+				lag.OldestSeconds = max(lag.OldestSeconds, now.Sub(time.UnixMilli(int64(ms))).Seconds())
 			}
 		}
 	}

@@ -70,18 +70,21 @@ func New(db *gorm.DB, log *slog.Logger) *Set {
 }
 
 // Add counts one event of kind k for the sale. A nil Set counts nothing.
-func (s *Set) Add(itemID int64, k Kind) {
+func (s *Set) Add(itemID int64, k Kind) { s.add(itemID, k, 1) }
+
+// add counts n events of a summed kind.
+func (s *Set) add(itemID int64, k Kind, n int64) {
 	if s == nil || itemID <= 0 {
 		return
 	}
 	s.mu.RLock()
 	c := s.sales[itemID]
 	if c != nil {
-		c.n[k].Add(1)
+		c.n[k].Add(n)
 	}
 	s.mu.RUnlock()
 	if c == nil {
-		s.slow(itemID, func(c *sale) { c.n[k].Add(1) })
+		s.slow(itemID, func(c *sale) { c.n[k].Add(n) })
 	}
 }
 
@@ -219,15 +222,7 @@ func (s *Set) giveBack(rows []row) {
 			s.Level(r.itemID, r.kind, r.n)
 			continue
 		}
-		s.mu.RLock()
-		c := s.sales[r.itemID]
-		if c != nil {
-			c.n[r.kind].Add(r.n)
-		}
-		s.mu.RUnlock()
-		if c == nil {
-			s.slow(r.itemID, func(c *sale) { c.n[r.kind].Add(r.n) })
-		}
+		s.add(r.itemID, r.kind, r.n)
 	}
 }
 
