@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"sort"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -45,22 +44,10 @@ type orderAPI struct {
 	sse     sseStreams
 }
 
-type orderJSON struct {
-	OrderID      string    `json:"order_id"`
-	ItemID       int64     `json:"item_id"`
-	VariantID    int64     `json:"variant_id"`
-	VariantLabel string    `json:"variant_label"`
-	UserID       string    `json:"user_id"`
-	Quantity     int       `json:"quantity"`
-	Status       string    `json:"status"`
-	CreatedAt    time.Time `json:"created_at"`
-}
+// orderJSON is an order as the API shows it.
+type orderJSON = order.View
 
-func toJSON(o order.Order) orderJSON {
-	return orderJSON{OrderID: o.ID, ItemID: o.ItemID, VariantID: o.VariantID, VariantLabel: o.VariantLabel,
-		UserID: o.UserID, Quantity: o.Quantity,
-		Status: o.Status, CreatedAt: o.CreatedAt.UTC()}
-}
+func toJSON(o order.Order) orderJSON { return o.View() }
 
 // get answers from MySQL, or from Redis while the order is still pending
 // there. Another shopper's order is 404, as if it did not exist.

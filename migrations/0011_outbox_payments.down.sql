@@ -1,0 +1,3 @@
+ALTER TABLE items DROP COLUMN end_announced;
+DROP TABLE payments;
+DROP TABLE outbox;
