@@ -1,3 +1,3 @@
-ALTER TABLE items DROP COLUMN end_announced;
+ALTER TABLE items DROP KEY idx_items_end_announced, DROP COLUMN end_announced;
 DROP TABLE payments;
 DROP TABLE outbox;

@@ -47,5 +47,6 @@ CREATE TABLE payments (
 -- Whether sale.ended has been written for the sale. A sale an admin ends is
 -- announced in that change; one that reaches its end by the clock is
 -- announced by a job. Sales already over are not announced again.
-ALTER TABLE items ADD COLUMN end_announced BOOLEAN NOT NULL DEFAULT FALSE;
+ALTER TABLE items ADD COLUMN end_announced BOOLEAN NOT NULL DEFAULT FALSE,
+    ADD KEY idx_items_end_announced (end_announced, ends_at);
 UPDATE items SET end_announced = TRUE WHERE ends_at <= UTC_TIMESTAMP(3);

@@ -39,6 +39,7 @@ import (
 	"github.com/seckill/seckill/internal/sync/lock"
 	"github.com/seckill/seckill/internal/sync/stocksync"
 	"github.com/seckill/seckill/internal/tally"
+	"github.com/seckill/seckill/internal/webhook"
 	"github.com/seckill/seckill/web"
 )
 
@@ -71,6 +72,7 @@ type App struct {
 	roomWatch *room.Watcher
 	feed      *orderfeed.Feed
 	counters  *tally.Set
+	outbox    *webhook.Writer
 	server    *http.Server
 	listener  net.Listener
 }
@@ -94,6 +96,9 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.locks = lock.New(a.rdb, a.cfg.RedisPrefix)
 	a.syncer = stocksync.New(a.db, a.stock, a.locks, now, a.log)
 	a.sales = sale.New(a.db, a.stock, a.syncer, now, a.log)
+	a.outbox = webhook.NewWriter(cfg.WebhookURLs, now, cfg.WebhookGiveUp)
+	a.orders.UseOutbox(a.outbox)
+	a.sales.UseOutbox(a.outbox)
 	a.audit = audit.NewStore(a.db, now)
 	a.sales.SetAuditor(a.audit)
 	a.syncer.SetAuditor(a.audit)
@@ -230,6 +235,13 @@ func (a *App) Run(ctx context.Context) error {
 	jobs := a.locks.NewJobs(a.log)
 	jobs.OnRun = a.metrics.JobRan
 	g.Go(func() error { return jobs.Run(workers, a.jobs()...) })
+	if a.cfg.WebhookSecret != "" {
+		// Also with no endpoint left configured: events written for one
+		// removed since are still owed to it.
+		d := webhook.NewDispatcher(webhook.NewStore(a.db), a.locks, webhook.DispatcherConfig{
+			Secret: []byte(a.cfg.WebhookSecret), Timeout: a.cfg.WebhookTimeout}, nil, a.log)
+		g.Go(func() error { return d.Run(workers) })
+	}
 	for i := range a.cfg.Workers {
 		p := order.NewPersister(a.rdb, a.keys, a.orders, a.syncer, a.metrics, a.hints, a.persisterConfig(i), a.log)
 		p.OnStored(a.feed.Announce)
@@ -242,6 +254,7 @@ func (a *App) Run(ctx context.Context) error {
 // jobs are the fleet's periodic jobs this server takes its share of.
 func (a *App) jobs() []lock.Job {
 	jobs := []lock.Job{a.sales.SweepJob(a.cfg.SweepEvery, a.cfg.PaymentTimeout), a.syncer.ReconcileJob(a.cfg.ReconcileEvery)}
+	jobs = append(jobs, a.sales.EndsJob(a.cfg.SweepEvery), webhook.NewStore(a.db).PruneJob(webhookHistory))
 	if a.cfg.RetireEvery > 0 {
 		jobs = append(jobs, a.sales.RetireJob(a.cfg.RetireEvery))
 	}
@@ -258,6 +271,10 @@ func (a *App) persisterConfig(i int) order.PersisterConfig {
 		Linger: a.cfg.PersistLinger,
 	}
 }
+
+// webhookHistory is how long delivered events stay in the outbox, for an
+// admin looking into what a receiver says it never got.
+const webhookHistory = 7 * 24 * time.Hour
 
 // countersFlushEvery is how often a server adds its per-sale counts to
 // MySQL: what a crash can lose of them.

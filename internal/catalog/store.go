@@ -127,12 +127,13 @@ func (s *Store) find(ctx context.Context, q *gorm.DB) ([]Item, error) {
 // (ErrStockConflict); on a sale of one variant it changes that variant's,
 // and on a sale of several it is refused (ErrSaleStockOfVariants): change a
 // variant instead. locked, if not nil, runs while the row is locked, after
-// every statement and before the commit, with the sale as it is and as it
-// will be, variants included; an error from it rolls the update back. Callers use it to change Redis in step: nothing
+// every statement and before the commit, in the update's transaction, with
+// the sale as it is and as it will be, variants included; an error from it
+// rolls the update back. Callers use it to change Redis in step: nothing
 // else can change the sale meanwhile. It returns the sale as written,
 // without reading it back, so a failure after the commit can never be
 // mistaken for a failed update.
-func (s *Store) Update(ctx context.Context, id int64, p Patch, locked func(cur, next Item) error) (Item, error) {
+func (s *Store) Update(ctx context.Context, id int64, p Patch, locked func(tx *gorm.DB, cur, next Item) error) (Item, error) {
 	var next Item
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		cur, err := lockItem(tx, id)
@@ -166,7 +167,7 @@ func (s *Store) Update(ctx context.Context, id int64, p Patch, locked func(cur, 
 		}
 		// Last, so nothing MySQL may still refuse follows a change Redis
 		// has made and shoppers may already have bought from.
-		return locked(cur, next)
+		return locked(tx, cur, next)
 	})
 	if err != nil {
 		return Item{}, fmt.Errorf("update item %d: %w", id, err)

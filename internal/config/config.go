@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -48,6 +49,12 @@ type Config struct {
 	StreamsPerIP   int              // SECKILL_SSE_PER_IP: event streams one client IP may hold open on a server; 0 = no cap
 	BodyTimeout    time.Duration    // SECKILL_BODY_TIMEOUT: how long a request's body may take to arrive
 	OpsCache       time.Duration    // SECKILL_OPS_CACHE: how long /readyz's verdict and /metrics' gathering are reused; 0 = not at all
+	WebhookURLs    []string         // SECKILL_WEBHOOK_URL: comma-separated endpoints every event goes to; none = no events
+	WebhookSecret  string           // SECKILL_WEBHOOK_SECRET: signs the events
+	WebhookGiveUp  time.Duration    // SECKILL_WEBHOOK_GIVE_UP: how long an event's delivery is retried before it is marked failed
+	WebhookTimeout time.Duration    // SECKILL_WEBHOOK_TIMEOUT: how long one delivery attempt may take
+	PaymentSecret  string           // SECKILL_PAYMENT_SECRET: checks the payment provider's callbacks; empty = callbacks refused
+	DemoPayments   bool             // SECKILL_DEMO_PAYMENTS: the shopper's simulated "Pay"; off in production
 }
 
 // ErrInvalid is returned (wrapped) for a setting that is missing or malformed.
@@ -96,9 +103,17 @@ func Load(getenv func(string) string) (Config, error) {
 		PprofAddr:      r.str("SECKILL_PPROF_ADDR", ""),
 		// A page opens one or two streams; an office behind one address
 		// has many pages open, a client holding hundreds is abusing them.
-		StreamsPerIP: r.integer("SECKILL_SSE_PER_IP", 20),
-		BodyTimeout:  r.duration("SECKILL_BODY_TIMEOUT", 10*time.Second),
-		OpsCache:     r.duration("SECKILL_OPS_CACHE", time.Second),
+		StreamsPerIP:  r.integer("SECKILL_SSE_PER_IP", 20),
+		BodyTimeout:   r.duration("SECKILL_BODY_TIMEOUT", 10*time.Second),
+		OpsCache:      r.duration("SECKILL_OPS_CACHE", time.Second),
+		WebhookURLs:   r.list("SECKILL_WEBHOOK_URL"),
+		WebhookSecret: r.str("SECKILL_WEBHOOK_SECRET", ""),
+		// Receivers are down for a deploy or a night, not for days; a day
+		// of retries outlasts that, and a human re-sends what is left.
+		WebhookGiveUp:  r.duration("SECKILL_WEBHOOK_GIVE_UP", 24*time.Hour),
+		WebhookTimeout: r.duration("SECKILL_WEBHOOK_TIMEOUT", 10*time.Second),
+		PaymentSecret:  r.str("SECKILL_PAYMENT_SECRET", ""),
+		DemoPayments:   r.boolean("SECKILL_DEMO_PAYMENTS", false),
 	}
 	if r.err != nil {
 		return Config{}, r.err
@@ -134,6 +149,14 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: SECKILL_SOLDOUT_TTL must not be negative", ErrInvalid)
 	case c.RetireEvery < 0:
 		return fmt.Errorf("%w: SECKILL_RETIRE_EVERY must not be negative (0 turns the retirer off)", ErrInvalid)
+	case badWebhook(c.WebhookURLs) != "":
+		return fmt.Errorf("%w: SECKILL_WEBHOOK_URL: %q is not an http(s) URL of at most 255 bytes", ErrInvalid, badWebhook(c.WebhookURLs))
+	case len(c.WebhookURLs) > 0 && len(c.WebhookSecret) < MinSecretLen:
+		return fmt.Errorf("%w: SECKILL_WEBHOOK_SECRET must be at least %d bytes when SECKILL_WEBHOOK_URL is set", ErrInvalid, MinSecretLen)
+	case c.PaymentSecret != "" && len(c.PaymentSecret) < MinSecretLen:
+		return fmt.Errorf("%w: SECKILL_PAYMENT_SECRET must be at least %d bytes", ErrInvalid, MinSecretLen)
+	case c.WebhookGiveUp <= 0 || c.WebhookTimeout <= 0:
+		return fmt.Errorf("%w: SECKILL_WEBHOOK_GIVE_UP and SECKILL_WEBHOOK_TIMEOUT must be positive", ErrInvalid)
 	case c.PaymentTimeout <= 0 || c.SweepEvery <= 0 || c.ReconcileEvery <= 0:
 		return fmt.Errorf("%w: SECKILL_PAYMENT_TIMEOUT, SECKILL_SWEEP_INTERVAL and SECKILL_RECONCILE_INTERVAL must be positive", ErrInvalid)
 	}
@@ -208,6 +231,18 @@ func (r *reader) list(name string) []string {
 func clusterErr(t redisconn.Target) error {
 	_, err := t.Options(0)
 	return err
+}
+
+// badWebhook returns the first endpoint that is not an absolute http(s)
+// URL short enough for the outbox's column.
+func badWebhook(urls []string) string {
+	for _, u := range urls {
+		p, err := url.Parse(u)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || len(u) > 255 {
+			return u
+		}
+	}
+	return ""
 }
 
 func badProxy(proxies []string) string {

@@ -23,38 +23,11 @@ type StockLevels interface {
 	Levels(ctx context.Context, itemIDs []int64) (map[int64]stock.Level, error)
 }
 
-// itemJSON is a sale as the API shows it.
-type itemJSON struct {
-	ID           int64     `json:"id"`
-	Name         string    `json:"name"`
-	Description  string    `json:"description"`
-	ImageURL     string    `json:"image_url"`
-	PriceCents   int64     `json:"price_cents"`
-	StockTotal   int       `json:"stock_total"`
-	StockLeft    int       `json:"stock_left"`
-	PerUserLimit int       `json:"per_user_limit"`
-	RoomRate     int       `json:"room_rate"`
-	StartsAt     time.Time `json:"starts_at"`
-	EndsAt       time.Time `json:"ends_at"`
-	Status       string    `json:"status"`
-	Paused       bool      `json:"paused"`
-	// RetiredAt is null until the sale is retired (see sale.Service.Retire).
-	RetiredAt *time.Time    `json:"retired_at"`
-	Variants  []variantJSON `json:"variants"`
-}
-
-// variantJSON is one variant of a sale as the API shows it; price_cents
-// and per_user_limit are the ones that apply to it.
-type variantJSON struct {
-	ID           int64  `json:"id"`
-	Label        string `json:"label"`
-	PriceCents   int64  `json:"price_cents"`
-	PerUserLimit int    `json:"per_user_limit"`
-	ImageURL     string `json:"image_url"`
-	StockTotal   int    `json:"stock_total"`
-	StockLeft    int    `json:"stock_left"`
-	Status       string `json:"status"`
-}
+// itemJSON and variantJSON are a sale and a variant as the API shows them.
+type (
+	itemJSON    = catalog.View
+	variantJSON = catalog.VariantView
+)
 
 // saleView loads sales and shows them with live stock: the shop, the room
 // and the admin handlers all answer with sales.
@@ -72,24 +45,12 @@ func present(it catalog.Item, levels map[int64]stock.Level, now time.Time) itemJ
 	if warm {
 		left = int(level.Total)
 	}
-	out := itemJSON{ID: it.ID, Name: it.Name, Description: it.Description, ImageURL: it.ImageURL,
-		PriceCents: it.PriceCents, StockTotal: it.StockTotal, StockLeft: left, PerUserLimit: it.PerUserLimit,
-		RoomRate: it.RoomRate, StartsAt: it.StartsAt.UTC(), EndsAt: it.EndsAt.UTC(), Status: it.Status(now, left),
-		Paused:   it.Paused,
-		Variants: make([]variantJSON, len(it.Variants))}
-	if it.RetiredAt != nil {
-		at := it.RetiredAt.UTC()
-		out.RetiredAt = &at
-	}
-	for i, v := range it.Variants {
-		vleft := v.Stock
+	return it.View(now, left, func(v catalog.Variant) int {
 		if n, ok := level.Variants[v.ID]; ok {
-			vleft = int(n)
+			return int(n)
 		}
-		out.Variants[i] = variantJSON{ID: v.ID, Label: v.Label, PriceCents: v.Price(it), PerUserLimit: v.Limit(it),
-			ImageURL: v.ImageURL, StockTotal: v.StockTotal, StockLeft: vleft, Status: it.Status(now, vleft)}
-	}
-	return out
+		return v.Stock
+	})
 }
 
 // itemFromPath loads the sale named by :id; when it cannot, it has

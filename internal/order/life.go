@@ -9,6 +9,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+
+	"github.com/seckill/seckill/internal/webhook"
 )
 
 // Pay marks a confirmed order paid (payment itself is simulated). Paying a
@@ -26,6 +28,7 @@ func (s *Store) Pay(ctx context.Context, id, userID string) (Order, error) {
 				return err
 			}
 			cur.Status = StatusPaid
+			return s.announce(tx, webhook.OrderPaid, cur.order())
 		}
 		return nil
 	})
@@ -44,7 +47,10 @@ func (s *Store) CancelInMySQL(ctx context.Context, id, userID, reason string) (O
 		case StatusPaid:
 			return ErrPaid
 		case StatusConfirmed:
-			return cancelTx(tx, cur, reason, s.now())
+			if err := cancelTx(tx, cur, reason, s.now()); err != nil {
+				return err
+			}
+			return s.announce(tx, webhook.OrderCancelled, cur.order())
 		}
 		return nil
 	})

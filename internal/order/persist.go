@@ -56,8 +56,10 @@ func (s *Store) persist(ctx context.Context, entries []keyspace.Entry, tryFast b
 	s.ins.prepare(ctx)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var err error
-		res, err = persistTx(tx, s.ins, entries, tryFast)
-		return err
+		if res, err = persistTx(tx, s.ins, entries, tryFast); err != nil {
+			return err
+		}
+		return s.announceConfirmed(tx, res.Inserted)
 	})
 	return res, err
 }

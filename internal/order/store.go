@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/seckill/seckill/internal/webhook"
 )
 
 // Store reads orders from MySQL and writes persisted batches.
@@ -14,6 +16,7 @@ type Store struct {
 	db  *gorm.DB
 	ins *inserts
 	now func() time.Time // dates payments and cancellations
+	out *webhook.Writer  // events of the orders' changes; nil: none
 }
 
 // NewStore returns a store over db (a connection pool or a transaction).

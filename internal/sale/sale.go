@@ -19,6 +19,7 @@ import (
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/stock"
 	"github.com/seckill/seckill/internal/sync/stocksync"
+	"github.com/seckill/seckill/internal/webhook"
 )
 
 // Service changes sales and their orders in both stores.
@@ -33,6 +34,8 @@ type Service struct {
 	changed func(ctx context.Context, orderIDs []string)
 	// auditor, if set, records every admin change (SetAuditor).
 	auditor audit.Recorder
+	db      *gorm.DB
+	out     *webhook.Writer // events of sales' changes; nil: none (UseOutbox)
 }
 
 // OnOrderChanged has fn told the id of every order paid or cancelled here,
@@ -50,5 +53,5 @@ func (s *Service) orderChanged(ctx context.Context, id string) {
 func New(db *gorm.DB, st *stock.Store, sync *stocksync.Syncer, now func() time.Time, log *slog.Logger) *Service {
 	orders := order.NewStore(db)
 	orders.UseClock(now) // payments and cancellations dated like the sale's window
-	return &Service{items: catalog.NewStore(db), orders: orders, stock: st, sync: sync, now: now, log: log}
+	return &Service{items: catalog.NewStore(db), orders: orders, stock: st, sync: sync, now: now, log: log, db: db}
 }

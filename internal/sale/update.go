@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"gorm.io/gorm"
+
 	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/stock"
@@ -52,8 +54,12 @@ func (s *Service) update(ctx context.Context, id int64, p catalog.Patch, action 
 // updateLocked returns the sale as it was and as it is now.
 func (s *Service) updateLocked(ctx context.Context, id int64, p catalog.Patch) (was, it catalog.Item, err error) {
 	var adj adjustment
-	it, err = s.items.Update(ctx, id, p, func(cur, next catalog.Item) error {
+	it, err = s.items.Update(ctx, id, p, func(tx *gorm.DB, cur, next catalog.Item) error {
 		was = cur
+		// Before Redis changes: the events may still fail the update.
+		if err := s.announceChange(tx, cur, next); err != nil {
+			return err
+		}
 		// Only a sale of one variant changes its stock here (the store
 		// refuses it otherwise).
 		delta := int64(next.StockTotal - cur.StockTotal)

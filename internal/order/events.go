@@ -1,0 +1,142 @@
+package order
+
+import (
+	"fmt"
+	"slices"
+
+	"gorm.io/gorm"
+
+	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/keyspace"
+	"github.com/seckill/seckill/internal/webhook"
+)
+
+// ReasonAdmin is the cancel reason of an order an admin cancelled.
+const ReasonAdmin = "admin"
+
+// eventReasons are the cancel reasons as events name them.
+var eventReasons = map[string]string{ReasonShopper: "shopper", ReasonTimeout: "payment_timeout", ReasonAdmin: "admin"}
+
+// EventReason is a cancel reason as events and the API name it.
+func EventReason(reason string) string {
+	if r, ok := eventReasons[reason]; ok {
+		return r
+	}
+	return reason
+}
+
+// EventData is an order as events show it: as the API does, with what it
+// costs and, once cancelled, why.
+type EventData struct {
+	View
+	AmountCents int64  `json:"amount_cents"`
+	Reason      string `json:"reason,omitempty"`
+}
+
+// UseOutbox has the store write an event for every order it confirms,
+// pays or cancels, in the transaction that does it.
+func (s *Store) UseOutbox(w *webhook.Writer) { s.out = w }
+
+// Outbox is the writer the store's events go through (nil: none).
+func (s *Store) Outbox() *webhook.Writer { return s.out }
+
+// pricing is what a variant's orders are labelled and cost per unit.
+type pricing struct {
+	ID    int64
+	Label string
+	Unit  int64
+}
+
+// pricesTx reads the label and unit price (the variant's own, else its
+// sale's) of variants.
+func pricesTx(tx *gorm.DB, variantIDs []int64) (map[int64]pricing, error) {
+	var rows []pricing
+	err := tx.Raw("SELECT v.id, v.label, COALESCE(v.price_cents, i.price_cents) AS unit FROM variants v "+
+		"JOIN items i ON i.id = v.item_id WHERE v.id IN ?", variantIDs).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("read variant prices: %w", err)
+	}
+	out := make(map[int64]pricing, len(rows))
+	for _, r := range rows {
+		out[r.ID] = r
+	}
+	return out, nil
+}
+
+// AmountTx is what order o costs: its quantity at its variant's price (the
+// sale's where the variant has none), read in tx.
+func AmountTx(tx *gorm.DB, o Order) (int64, error) {
+	p, err := pricesTx(tx, []int64{o.VariantID})
+	if err != nil {
+		return 0, err
+	}
+	return p[o.VariantID].Unit * int64(o.Quantity), nil
+}
+
+// eventData is o as an event shows it, priced and labelled in tx.
+func eventData(tx *gorm.DB, o Order) (EventData, error) {
+	p, err := pricesTx(tx, []int64{o.VariantID})
+	if err != nil {
+		return EventData{}, err
+	}
+	pr := p[o.VariantID]
+	o.VariantLabel = pr.Label
+	d := EventData{View: o.View(), AmountCents: pr.Unit * int64(o.Quantity)}
+	if o.Status == StatusCancelled {
+		d.Reason = EventReason(o.CancelReason)
+	}
+	return d, nil
+}
+
+// announce writes event typ about order o in tx, if events are on.
+func (s *Store) announce(tx *gorm.DB, typ string, o Order) error {
+	if !s.out.On() {
+		return nil
+	}
+	d, err := eventData(tx, o)
+	if err != nil {
+		return err
+	}
+	return s.out.Add(tx, webhook.Event{Type: typ, Subject: webhook.OrderSubject(o.ID), Data: d})
+}
+
+// announceConfirmed writes order.confirmed for each order a batch
+// inserted, and sale.sold_out for each sale the batch took the last unit
+// of, in the batch's transaction.
+func (s *Store) announceConfirmed(tx *gorm.DB, inserted []keyspace.Entry) error {
+	if !s.out.On() || len(inserted) == 0 {
+		return nil
+	}
+	variants := make([]int64, 0, 4)
+	items := make([]int64, 0, 2)
+	for _, e := range inserted {
+		variants = append(variants, e.VariantID)
+		items = append(items, e.ItemID)
+	}
+	slices.Sort(variants)
+	slices.Sort(items)
+	prices, err := pricesTx(tx, slices.Compact(variants))
+	if err != nil {
+		return err
+	}
+	evs := make([]webhook.Event, 0, len(inserted)+1)
+	for _, e := range inserted {
+		p := prices[e.VariantID]
+		v := View{OrderID: e.OrderID, ItemID: e.ItemID, VariantID: e.VariantID, VariantLabel: p.Label, UserID: e.UserID,
+			Quantity: e.Quantity, Status: StatusConfirmed, CreatedAt: e.CreatedAt.UTC()}
+		evs = append(evs, webhook.Event{Type: webhook.OrderConfirmed, Subject: webhook.OrderSubject(e.OrderID),
+			Data: EventData{View: v, AmountCents: p.Unit * int64(e.Quantity)}})
+	}
+	var soldOut []int64
+	if err := tx.Raw("SELECT id FROM items WHERE id IN ? AND stock = 0", slices.Compact(items)).Scan(&soldOut).Error; err != nil {
+		return fmt.Errorf("find sold-out sales: %w", err)
+	}
+	for _, id := range soldOut {
+		it, err := catalog.NewStore(tx).Get(tx.Statement.Context, id)
+		if err != nil {
+			return err
+		}
+		evs = append(evs, webhook.Event{Type: webhook.SaleSoldOut, Subject: webhook.SaleSubject(id), Data: it.StoredView(s.now())})
+	}
+	return s.out.Add(tx, evs...)
+}
