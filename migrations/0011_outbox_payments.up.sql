@@ -22,8 +22,8 @@ CREATE TABLE outbox (
     last_status     INT             NULL,     -- the receiver's HTTP status; NULL when none came back
     last_error      VARCHAR(255)    NULL,
     PRIMARY KEY (seq),
-    -- Due deliveries, counts by state, and pruning delivered rows.
-    KEY idx_outbox_due (state, next_attempt_at),
+    -- Each endpoint's due deliveries, counts by state, pruning.
+    KEY idx_outbox_due (state, endpoint, next_attempt_at),
     -- A subject's earlier rows, which a delivery waits for. A subject has a
     -- few rows per endpoint, so the key leaves the endpoint out: every
     -- order's events are written with it, and short keys cost MySQL less.

@@ -27,7 +27,7 @@ type DispatcherConfig struct {
 	Timeout     time.Duration // one attempt; 10s
 	Poll        time.Duration // how often an idle dispatcher looks for due events; 250ms
 	Batch       int           // deliveries read at once; 64
-	Concurrency int           // attempts in flight; 16
+	Concurrency int           // attempts in flight per endpoint; 16
 	FirstRetry  time.Duration // the first retry's delay, doubled each attempt; 1s
 	MaxRetry    time.Duration // the longest delay between attempts; 1h
 }
@@ -98,24 +98,50 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	return nil
 }
 
+// endpointScan is how often the delivering server looks for endpoints
+// with events pending: the first event to an endpoint waits this long at
+// most, the next ones only for Poll.
+const endpointScan = time.Second
+
 // deliver sends due events until ctx ends (shutdown, or the lock lost).
+// Each endpoint has its own loop, so a receiver that hangs until the
+// timeout delays only its own events.
 func (d *Dispatcher) deliver(ctx context.Context) error {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	running := map[string]bool{}
 	for ctx.Err() == nil {
-		n, err := d.Once(ctx)
-		if err != nil {
-			d.log.Warn("webhooks: delivery round failed", "err", err)
+		eps, err := d.store.endpoints(ctx)
+		if err != nil && ctx.Err() == nil {
+			d.log.Warn("webhooks: cannot list endpoints", "err", err)
+		}
+		for _, ep := range eps {
+			if !running[ep] {
+				running[ep] = true
+				wg.Go(func() { d.deliverTo(ctx, ep) })
+			}
+		}
+		sleep(ctx, endpointScan)
+	}
+	return nil
+}
+
+func (d *Dispatcher) deliverTo(ctx context.Context, endpoint string) {
+	for ctx.Err() == nil {
+		n, err := d.Once(ctx, endpoint)
+		if err != nil && ctx.Err() == nil {
+			d.log.Warn("webhooks: delivery round failed", "endpoint", redact(endpoint), "err", err)
 		}
 		if err != nil || n < d.cfg.Batch {
 			sleep(ctx, d.cfg.Poll)
 		}
 	}
-	return nil
 }
 
-// Once sends the events due now, up to a batch, and records each outcome;
-// it returns how many it attempted.
-func (d *Dispatcher) Once(ctx context.Context) (int, error) {
-	due, err := d.store.due(ctx, time.Now(), d.cfg.Batch)
+// Once sends the events due now to endpoint, up to a batch, and records
+// each outcome; it returns how many it attempted.
+func (d *Dispatcher) Once(ctx context.Context, endpoint string) (int, error) {
+	due, err := d.store.due(ctx, endpoint, time.Now(), d.cfg.Batch)
 	if err != nil || len(due) == 0 {
 		return 0, err
 	}

@@ -153,10 +153,11 @@ func TestDeliversInOrderPerSubject(t *testing.T) {
 	if pos[2] > pos[1] {
 		t.Fatalf("order B waited for order A's refused event: accepted %v", order)
 	}
-	ds, err := g.store.List(context.Background(), webhook.StateDelivered, 0, 10)
-	if err != nil || len(ds) != 4 {
-		t.Fatalf("delivered rows: %d, %v", len(ds), err)
-	}
+	var ds []webhook.Delivery
+	testenv.WaitFor(t, 10*time.Second, func() bool {
+		ds, _ = g.store.List(context.Background(), webhook.StateDelivered, 0, 10)
+		return len(ds) == 4
+	}, "4 deliveries recorded")
 	for _, d := range ds {
 		want := 1
 		if nOf(t, d.Body) == 1 {
@@ -206,10 +207,11 @@ func TestGivesUpThenResends(t *testing.T) {
 		t.Fatal(err)
 	}
 	testenv.WaitFor(t, 10*time.Second, func() bool { return rcv.count() == 1 }, "the re-sent event accepted")
-	d, err := g.store.Get(ctx, f.Seq)
-	if err != nil || d.State != webhook.StateDelivered || d.DeliveredAt == nil {
-		t.Fatalf("after re-send: %+v, %v", d, err)
-	}
+	// Recorded once the receiver has answered.
+	testenv.WaitFor(t, 10*time.Second, func() bool {
+		d, err := g.store.Get(ctx, f.Seq)
+		return err == nil && d.State == webhook.StateDelivered && d.DeliveredAt != nil
+	}, "the re-sent event recorded delivered")
 }
 
 // TestRedirectIsNotDelivery: a receiver's redirect is not followed; the
@@ -261,3 +263,25 @@ func TestServersDeliverEachEventOnce(t *testing.T) {
 }
 
 func itoa(i int) string { return fmt.Sprint(i) }
+
+// TestHangingReceiverDelaysOnlyItsOwn: a receiver that never answers holds
+// its own events until the attempt times out, and no one else's.
+func TestHangingReceiverDelaysOnlyItsOwn(t *testing.T) {
+	g := newRig(t)
+	// The body is read first: only then does the server notice the client
+	// hanging up, which ends the request's context.
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+	}))
+	t.Cleanup(hang.Close)
+	healthy, url := newReceiver(t, always(http.StatusOK))
+	w := webhook.NewWriter([]string{hang.URL, url}, time.Now, time.Hour)
+	const n = 100
+	for i := range n {
+		g.write(t, w, ev(webhook.OrderConfirmed, webhook.OrderSubject(itoa(i)), i))
+	}
+	g.dispatch(t, webhook.DispatcherConfig{Timeout: time.Minute})
+	testenv.WaitFor(t, 10*time.Second, func() bool { return healthy.count() == n },
+		"the healthy receiver got %d of %d while the other hangs", healthy.count(), n)
+}

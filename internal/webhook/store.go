@@ -38,21 +38,31 @@ type Store struct{ db *gorm.DB }
 // NewStore returns the outbox over db.
 func NewStore(db *gorm.DB) *Store { return &Store{db: db} }
 
-// due returns up to limit pending deliveries whose next attempt is due at
-// now, each the oldest pending one of its subject and endpoint: a later
-// event of an order waits until the earlier ones are delivered or failed,
-// so the receiver sees them in order.
-func (s *Store) due(ctx context.Context, now time.Time, limit int) ([]Delivery, error) {
+// due returns up to limit pending deliveries to endpoint whose next
+// attempt is due at now, each the oldest pending one of its subject: a
+// later event of an order waits until the earlier ones are delivered or
+// failed, so the receiver sees them in order.
+func (s *Store) due(ctx context.Context, endpoint string, now time.Time, limit int) ([]Delivery, error) {
 	var ds []Delivery
 	err := s.db.WithContext(ctx).Raw(`SELECT o.* FROM outbox o
-		WHERE o.state = ? AND o.next_attempt_at <= ?
+		WHERE o.state = ? AND o.endpoint = ? AND o.next_attempt_at <= ?
 		AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.subject = o.subject AND p.seq < o.seq
 			AND p.endpoint = o.endpoint AND p.state = ?)
-		ORDER BY o.next_attempt_at, o.seq LIMIT ?`, StatePending, now, StatePending, limit).Scan(&ds).Error
+		ORDER BY o.next_attempt_at, o.seq LIMIT ?`, StatePending, endpoint, now, StatePending, limit).Scan(&ds).Error
 	if err != nil {
 		return nil, fmt.Errorf("read due deliveries: %w", err)
 	}
 	return ds, nil
+}
+
+// endpoints lists the endpoints that have deliveries pending.
+func (s *Store) endpoints(ctx context.Context) ([]string, error) {
+	var eps []string
+	err := s.db.WithContext(ctx).Raw("SELECT DISTINCT endpoint FROM outbox WHERE state = ?", StatePending).Scan(&eps).Error
+	if err != nil {
+		return nil, fmt.Errorf("list endpoints: %w", err)
+	}
+	return eps, nil
 }
 
 // delivered records that the receiver took the deliveries with seqs,
