@@ -73,6 +73,7 @@ type App struct {
 	feed      *orderfeed.Feed
 	counters  *tally.Set
 	outbox    *webhook.Writer
+	webhooks  *webhook.Store
 	server    *http.Server
 	listener  net.Listener
 }
@@ -97,6 +98,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.syncer = stocksync.New(a.db, a.stock, a.locks, now, a.log)
 	a.sales = sale.New(a.db, a.stock, a.syncer, now, a.log)
 	a.outbox = webhook.NewWriter(cfg.WebhookURLs, now, cfg.WebhookGiveUp)
+	a.webhooks = webhook.NewStore(a.db)
 	a.orders.UseOutbox(a.outbox)
 	a.sales.UseOutbox(a.outbox)
 	a.audit = audit.NewStore(a.db, now)
@@ -110,6 +112,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 		a.log.Warn("some sales could not be warmed; they warm on first purchase", "err", err)
 	}
 	a.metrics = httpapi.NewMetrics(a.streamLag)
+	a.metrics.FollowOutbox(a.webhooks.Stats)
 	a.rdb.AddHook(a.metrics.RedisHook(a.log))
 	a.syncer.OnDrift(a.metrics.DriftFound)
 	// Both answered just now; the background check keeps them current.
@@ -170,7 +173,8 @@ func (a *App) listen(now func() time.Time) error {
 	stopping := make(chan struct{})
 	engine := httpapi.New(httpapi.Deps{
 		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Sales: a.sales, Syncer: a.syncer,
-		Room: a.rooms, RoomEvents: a.roomWatch, Events: a.hub, Audit: a.audit, OrderFeed: a.feed,
+		Room: a.rooms, RoomEvents: a.roomWatch, Events: a.hub, Audit: a.audit, Auditor: a.audit, OrderFeed: a.feed,
+		Webhooks:    a.webhooks,
 		Revocations: revoke.New(a.rdb, a.keys),
 		Limiter:     a.limiter, Gate: a.gate, SoldOut: a.soldOut, Metrics: a.metrics,
 		Reports: report.New(a.db, now), Counters: a.counters,
@@ -184,6 +188,7 @@ func (a *App) listen(now func() time.Time) error {
 			RequirePurchaseToken: a.cfg.PurchaseTokens, PurchaseTokenTTL: a.cfg.PurchaseTTL,
 			SecureCookies: a.cfg.SecureCookies, StreamsPerIP: a.cfg.StreamsPerIP,
 			BodyTimeout: cmp.Or(a.cfg.BodyTimeout, 10*time.Second), OpsCache: a.cfg.OpsCache,
+			WebhookEndpoints: a.cfg.WebhookURLs, WebhookGiveUp: a.cfg.WebhookGiveUp,
 		},
 	})
 	ln, err := net.Listen("tcp", a.cfg.HTTPAddr)
@@ -238,8 +243,8 @@ func (a *App) Run(ctx context.Context) error {
 	if a.cfg.WebhookSecret != "" {
 		// Also with no endpoint left configured: events written for one
 		// removed since are still owed to it.
-		d := webhook.NewDispatcher(webhook.NewStore(a.db), a.locks, webhook.DispatcherConfig{
-			Secret: []byte(a.cfg.WebhookSecret), Timeout: a.cfg.WebhookTimeout}, nil, a.log)
+		d := webhook.NewDispatcher(a.webhooks, a.locks, webhook.DispatcherConfig{
+			Secret: []byte(a.cfg.WebhookSecret), Timeout: a.cfg.WebhookTimeout}, a.metrics, a.log)
 		g.Go(func() error { return d.Run(workers) })
 	}
 	for i := range a.cfg.Workers {
@@ -254,7 +259,7 @@ func (a *App) Run(ctx context.Context) error {
 // jobs are the fleet's periodic jobs this server takes its share of.
 func (a *App) jobs() []lock.Job {
 	jobs := []lock.Job{a.sales.SweepJob(a.cfg.SweepEvery, a.cfg.PaymentTimeout), a.syncer.ReconcileJob(a.cfg.ReconcileEvery)}
-	jobs = append(jobs, a.sales.EndsJob(a.cfg.SweepEvery), webhook.NewStore(a.db).PruneJob(webhookHistory))
+	jobs = append(jobs, a.sales.EndsJob(a.cfg.SweepEvery), a.webhooks.PruneJob(webhookHistory))
 	if a.cfg.RetireEvery > 0 {
 		jobs = append(jobs, a.sales.RetireJob(a.cfg.RetireEvery))
 	}

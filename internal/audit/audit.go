@@ -18,7 +18,8 @@ import (
 )
 
 // Actions the log records. The sale service records each after the change
-// it names has been made.
+// it names has been made; webhook_resend is an admin's re-send of a failed
+// webhook delivery (no sale: item id 0).
 const (
 	ActionCreate          = "create"
 	ActionUpdate          = "update"
@@ -31,6 +32,7 @@ const (
 	ActionResume          = "resume"
 	ActionEnd             = "end"
 	ActionRetire          = "retire"
+	ActionWebhookResend   = "webhook_resend"
 )
 
 // System is the actor of changes no admin asked for in that request: the

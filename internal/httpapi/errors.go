@@ -20,6 +20,7 @@ import (
 	"github.com/seckill/seckill/internal/room"
 	"github.com/seckill/seckill/internal/sale"
 	"github.com/seckill/seckill/internal/stock"
+	"github.com/seckill/seckill/internal/webhook"
 )
 
 // Error is an answer the API gives on purpose: a code shoppers' programs can
@@ -114,6 +115,12 @@ var (
 	errOrderPaid      = apiErr(http.StatusConflict, "order_paid", "this order is paid and can no longer be cancelled")
 	errOrderCancelled = apiErr(http.StatusConflict, "order_cancelled", "this order was cancelled and can no longer be paid")
 	errOrderPending   = apiErr(http.StatusConflict, "order_pending", "your order is still being saved; try again in a moment")
+
+	errDeliveryNotFound  = apiErr(http.StatusNotFound, "delivery_not_found", "no such webhook delivery")
+	errDeliveryNotFailed = apiErr(http.StatusConflict, "delivery_not_failed",
+		"only a failed delivery is re-sent: this one is still on its way or was delivered")
+	errInvalidState = &Error{Status: http.StatusBadRequest, Code: "invalid_state", Field: "state",
+		Message: "state must be pending, delivered or failed"}
 )
 
 // invalidLimit is the invalid_limit answer of a paged list whose pages
@@ -151,6 +158,8 @@ var errorTable = []struct {
 	{order.ErrNotFound, errOrderNotFound},
 	{order.ErrPaid, errOrderPaid},
 	{order.ErrCancelled, errOrderCancelled},
+	{webhook.ErrNotFound, errDeliveryNotFound},
+	{webhook.ErrNotFailed, errDeliveryNotFailed},
 	{stock.ErrNotStarted, errNotStarted},
 	{stock.ErrEnded, errEnded},
 	{stock.ErrPaused, errPaused},

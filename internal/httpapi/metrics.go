@@ -26,6 +26,7 @@ type Metrics struct {
 	rejected   prometheus.Counter
 	batches    *prometheus.HistogramVec
 	ops        opsMetrics
+	webhooks   webhookMetrics
 	// outcomes caches purchases' counter of each outcome: the sold-out
 	// storm counts thousands a second, and a label lookup hashes.
 	outcomes sync.Map // outcome -> prometheus.Counter
@@ -70,6 +71,8 @@ func NewMetrics(streamLag func() Lag) *Metrics {
 	m.reg.MustRegister(m.purchases, m.purchaseLt, m.requests, m.persisted, m.persistTx, m.rejected, m.batches, m.jobRuns,
 		lagCollector{streamLag}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.ops.register(m.reg)
+	m.webhooks = newWebhookMetrics()
+	m.webhooks.register(m.reg)
 	// Label values known in advance are exported from the start, so an
 	// alert on them sees a zero rather than no series.
 	for _, job := range []string{"sweeper", "reconcile"} {

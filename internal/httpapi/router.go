@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill/seckill/internal/admission"
+	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/ratelimit"
 	"github.com/seckill/seckill/internal/soldout"
 	"github.com/seckill/seckill/internal/tally"
@@ -28,6 +29,8 @@ type Deps struct {
 	RoomEvents  RoomEvents         // room.Watcher: their live standings
 	Events      Events             // dashboard.Hub: the admin dashboard's live snapshots
 	Audit       AuditLog           // audit.Store: the admin actions recorded
+	Auditor     audit.Recorder     // audit.Store: records the admin changes no service owns (webhook re-sends)
+	Webhooks    WebhookOutbox      // webhook.Store: the events on their way to the shop's systems
 	OrderFeed   OrderFeed          // orderfeed.Feed: wakes the streams following an order; nil: they look every few seconds
 	Revocations Revocations        // revoke.Store: admin sessions signed out
 	Limiter     *ratelimit.Limiter // nil: no rate limits
@@ -87,6 +90,12 @@ type Settings struct {
 	// StreamsPerIP caps the event streams one client holds open on this
 	// server; 0: no cap.
 	StreamsPerIP int
+	// WebhookEndpoints are where events go (none: no events are written);
+	// the dashboard shows them, passwords redacted.
+	WebhookEndpoints []string
+	// WebhookGiveUp is how long a re-sent delivery is retried again;
+	// webhook.DefaultGiveUp when 0.
+	WebhookGiveUp time.Duration
 }
 
 // Rates are the limits the server applies.
@@ -167,6 +176,9 @@ func New(d Deps) *gin.Engine {
 	adm.GET("/reconcile", admin.checkStores)
 	adm.POST("/reconcile", admin.reconcile)
 	adm.GET("/audit", admin.auditLog)
+	adm.GET("/webhooks", a.webhooks.list)
+	adm.GET("/webhooks/:seq", a.webhooks.get)
+	adm.POST("/webhooks/:seq/resend", a.webhooks.resend)
 	adm.GET("/items/:id/report", a.report.report)
 	adm.GET("/items/:id/orders.csv", a.report.ordersCSV)
 	return r
@@ -183,6 +195,7 @@ type areas struct {
 	room     roomAPI
 	admin    adminAPI
 	report   reportAPI
+	webhooks webhookAPI
 	snaps    *snapshots
 }
 
@@ -209,7 +222,8 @@ func newAreas(d Deps) areas {
 			feed: d.OrderFeed, sse: sse},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
 			window: purchaseTok.ttl, admissions: admissionTok, counters: d.Counters},
-		report: reportAPI{saleView: sales, reports: d.Reports, orders: d.Orders},
+		report:   reportAPI{saleView: sales, reports: d.Reports, orders: d.Orders},
+		webhooks: newWebhookAPI(rep, d),
 		admin: adminAPI{saleView: sales, sales: d.Sales, retirer: d.Sales, sync: d.Syncer, dashboard: d.Events,
 			audit: d.Audit, sessions: g.adminSess, sse: sse},
 	}

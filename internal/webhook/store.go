@@ -29,8 +29,11 @@ type Delivery struct {
 	LastError     *string
 }
 
-// ErrNotFound: no delivery has that seq.
-var ErrNotFound = errors.New("webhook: delivery not found")
+// Errors of the outbox's admin side.
+var (
+	ErrNotFound  = errors.New("webhook: delivery not found")      // no delivery has that seq
+	ErrNotFailed = errors.New("webhook: delivery has not failed") // Resend of a pending or delivered one
+)
 
 // Store reads and changes the outbox.
 type Store struct{ db *gorm.DB }
@@ -129,16 +132,21 @@ func (s *Store) Get(ctx context.Context, seq int64) (Delivery, error) {
 }
 
 // Resend puts a failed delivery back on its way now, with another full
-// period of retries, and returns it. A pending or delivered one is
-// returned unchanged: re-sending what the receiver took would only make it
-// dedupe.
+// period of retries, and returns it. It returns ErrNotFound for no such
+// delivery, and ErrNotFailed, changing nothing, for a pending or delivered
+// one: re-sending what the receiver took would only make it dedupe, and
+// the caller (an admin's click) must learn that nothing was re-sent.
 func (s *Store) Resend(ctx context.Context, seq int64, now time.Time, giveUp time.Duration) (Delivery, error) {
-	err := s.db.WithContext(ctx).Exec("UPDATE outbox SET state = ?, next_attempt_at = ?, give_up_at = ? WHERE seq = ? AND state = ?",
-		StatePending, now, now.Add(giveUp), seq, StateFailed).Error
-	if err != nil {
-		return Delivery{}, fmt.Errorf("resend delivery %d: %w", seq, err)
+	res := s.db.WithContext(ctx).Exec("UPDATE outbox SET state = ?, next_attempt_at = ?, give_up_at = ? WHERE seq = ? AND state = ?",
+		StatePending, now, now.Add(giveUp), seq, StateFailed)
+	if res.Error != nil {
+		return Delivery{}, fmt.Errorf("resend delivery %d: %w", seq, res.Error)
 	}
-	return s.Get(ctx, seq)
+	d, err := s.Get(ctx, seq)
+	if err == nil && res.RowsAffected == 0 {
+		err = ErrNotFailed
+	}
+	return d, err
 }
 
 // Stats is the outbox at a glance.

@@ -57,8 +57,13 @@ function row(e) {
     el('td', { class: 'a-action' }, el('span', { class: 'action-tag', textContent: e.action.replace(/_/g, ' ') })),
     el('td', { class: 'a-sale', textContent: sale }),
     el('td', { class: 'a-change', title: `before: ${JSON.stringify(e.before)}\nafter: ${JSON.stringify(e.after)}` },
-      ...change(e.before, e.after)));
+      ...delivery(e.after), ...change(e.before, e.after)));
 }
+
+// delivery names the webhook delivery a webhook_resend was about, before
+// what changed of it.
+const delivery = (after) => (after && after.event_id
+  ? [item(el('strong', { textContent: after.type }), ' ', el('code', { textContent: after.event_id }))] : []);
 
 const pad = (n) => String(n).padStart(2, '0');
 function when(d) {
