@@ -2,7 +2,8 @@
 // reserved orders put into a sale's Redis stream exactly as the reserve
 // script writes them and drained into MySQL by the project's own
 // persisters (Drain), against the same rows written with nothing but
-// multi-row INSERTs (Plain).
+// multi-row INSERTs (Plain), and drained again with the outbox on
+// (DrainWithEvents), to show what announcing every order costs.
 package persist
 
 import (
@@ -23,6 +24,7 @@ import (
 	"github.com/seckill/seckill/internal/config"
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
+	"github.com/seckill/seckill/internal/webhook"
 )
 
 // Run is one drain or one plain insert of the backlog.
@@ -34,6 +36,9 @@ type Run struct {
 	// it does not run on this machine. The server may be shared, so it
 	// holds whatever else was asked of it meanwhile.
 	MySQLCPU float64 `json:"mysql_cpu_seconds"`
+	// Events is the outbox rows the run wrote, counted after it (only a
+	// drain with events writes any).
+	Events int `json:"outbox_rows,omitempty"`
 }
 
 // MySQLmsPerRow is the MariaDB CPU milliseconds per row written.
@@ -105,6 +110,13 @@ func serverDefaults() (config.Config, error) {
 // a default server runs) until MySQL holds every one, metering the CPU of
 // the MariaDB server mysqlPID (0: none) meanwhile.
 func Drain(ctx context.Context, rdb *redis.Client, dsn, prefix string, orders []Order, mysqlPID int) (Run, error) {
+	return drain(ctx, rdb, dsn, prefix, orders, mysqlPID, nil)
+}
+
+// drain is Drain with the persisters' store writing its events through
+// out (nil: none).
+func drain(ctx context.Context, rdb *redis.Client, dsn, prefix string, orders []Order, mysqlPID int,
+	out *webhook.Writer) (Run, error) {
 	defaults, err := serverDefaults()
 	if err != nil {
 		return Run{}, err
@@ -124,6 +136,7 @@ func Drain(ctx context.Context, rdb *redis.Client, dsn, prefix string, orders []
 	}
 	obs := &drainObserver{want: int64(len(orders)), done: make(chan struct{})}
 	store, log := order.NewStore(db), slog.New(slog.DiscardHandler)
+	store.UseOutbox(out)
 	wctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	win := startWindow(mysqlPID)
@@ -144,6 +157,11 @@ func Drain(ctx context.Context, rdb *redis.Client, dsn, prefix string, orders []
 	}
 	if err := checkRows(ctx, db, item.ID, len(orders), 0); err != nil {
 		return Run{}, err
+	}
+	if out.On() {
+		if run.Events, err = checkEvents(ctx, db, len(orders)); err != nil {
+			return Run{}, err
+		}
 	}
 	return run, nil
 }

@@ -29,6 +29,48 @@ func TestDrainBacklogPersistsEverySeededOrder(t *testing.T) {
 	}
 }
 
+// The drain with events must time the persisters writing every event: a
+// store left without its outbox would time the plain drain again. The
+// check it makes after the drain must refuse an outbox short of a row.
+func TestDrainWithEventsWritesAnEventPerOrder(t *testing.T) {
+	t.Parallel()
+	db := testenv.MySQL(t)
+	rdb, prefix := testenv.Redis(t)
+	ctx := context.Background()
+	run, err := DrainWithEvents(ctx, rdb, db.DSN, prefix, Backlog(1200), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Rows != 1200 || run.Events != 1201 {
+		t.Errorf("run = %+v, want 1,200 rows and 1,201 outbox rows (one order.confirmed each, one sale.sold_out)", run)
+	}
+	var confirmed int
+	if err := db.Gorm.Raw("SELECT COUNT(DISTINCT o.id) FROM outbox x JOIN orders o ON x.subject = CONCAT('order:', o.id) "+
+		"WHERE x.type = 'order.confirmed' AND x.endpoint = ?", EventEndpoint).Scan(&confirmed).Error; err != nil || confirmed != 1200 {
+		t.Errorf("orders with an order.confirmed row = %d, %v; want 1,200", confirmed, err)
+	}
+	if err := db.Gorm.Exec("DELETE FROM outbox WHERE type = 'order.confirmed' LIMIT 1").Error; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := checkEvents(ctx, db.Gorm, 1200); err == nil {
+		t.Error("checkEvents accepted an outbox one order.confirmed row short")
+	}
+}
+
+func TestPlainDrainWritesNoEvents(t *testing.T) {
+	t.Parallel()
+	db := testenv.MySQL(t)
+	rdb, prefix := testenv.Redis(t)
+	run, err := Drain(context.Background(), rdb, db.DSN, prefix, Backlog(600), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.Gorm.Raw("SELECT COUNT(*) FROM outbox").Scan(&n).Error; err != nil || n != 0 || run.Events != 0 {
+		t.Errorf("outbox rows after the drain without events = %d (run says %d), %v; want 0", n, run.Events, err)
+	}
+}
+
 func TestSeededEntriesParseLikeReserved(t *testing.T) {
 	t.Parallel()
 	rdb, prefix := testenv.Redis(t)

@@ -47,7 +47,11 @@ func Notes(res Results) []string {
 		out = append(out, fmt.Sprintf("The many-connections run uses wrk --timeout %s: that many closed-loop connections queue for seconds on this machine by construction; it checks that none is refused or dropped.", res.ManyConns.Timeout))
 	}
 	if len(res.Persist) > 0 {
-		out = append(out, "Persistence: the persisters run as a default server runs them (SECKILL_WORKERS and SECKILL_BATCH_SIZE defaults), and the clock stops when MySQL has committed the last order. The plain INSERT is one prepared 500-row statement after another on one connection, each its own commit. MariaDB's CPU is its process's user+system time (/proc) over the same window, so anything else the server did meanwhile counts too; the MariaDB CPU row sets the purchase run's (the scale-out measure's one instance, from the start of wrk until its orders were in MySQL) against the plain INSERT's per row when that measure ran, the drain's otherwise.")
+		out = append(out, "Persistence: the persisters run as a default server runs them (SECKILL_WORKERS and SECKILL_BATCH_SIZE defaults), and the clock stops when MySQL has committed the last order. The plain INSERT is one prepared 500-row statement after another on one connection, each its own commit. MariaDB's CPU is its process's user+system time (/proc) over the same window, so anything else the server did meanwhile counts too; the MariaDB CPU row sets the purchase run's (the scale-out measure's one instance, from the start of wrk until its orders were in MySQL) against the plain INSERT's per row when that measure ran, the drain's otherwise. "+
+			"The drain with events is the same drain with one webhook endpoint configured and no dispatcher running (nothing is delivered: it measures the writing): "+
+			"every batch also writes an order.confirmed outbox row per order, and the batch that takes the last unit a sale.sold_out row, in its transaction; "+
+			"after the drain the bench counts them and voids the run unless every one is there. "+
+			"Each round drains a fresh backlog: the plain INSERT, the drain and the drain with events, each into a fresh database, in an order that turns round by round.")
 	}
 	return out
 }

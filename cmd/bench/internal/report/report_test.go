@@ -33,7 +33,8 @@ func sample() Results {
 			P50ms: 0.9, P99ms: 4.2, Outcomes: map[string]int64{"reserved": 45000}},
 		FloorLatency: &LatencyResult{TargetRate: 4500, AchievedRate: 4500, Requests: 45000, Success: 1, P50ms: 0.5, P99ms: 2.5},
 		Persist: []PersistRound{{Round: 1, Plain: persist.Run{Rows: 100000, RowsPerSec: 50000, Seconds: 2, MySQLCPU: 2.5},
-			Persister: persist.Run{Rows: 100000, RowsPerSec: 25000, Seconds: 4, MySQLCPU: 4}}},
+			Persister: persist.Run{Rows: 100000, RowsPerSec: 25000, Seconds: 4, MySQLCPU: 4},
+			Events:    persist.Run{Rows: 100000, RowsPerSec: 20000, Seconds: 5, MySQLCPU: 7, Events: 100001}}},
 		ManyConns: &ConnsResult{Connections: 10000, Path: "/api/v1/items/3", Timeout: "30s",
 			Wrk: wrk.Result{Requests: 30000, RPS: 3000, Timeout: 2}},
 		Resources: &Resources{PeakRSS: 50 << 20, PeakRSSAfterConns: 400 << 20},
@@ -100,22 +101,23 @@ func TestSummarize(t *testing.T) {
 	t.Parallel()
 	rows := Summarize(sample())
 	want := []struct{ ratio, result string }{
-		{"1.50×", "PASS"},                            // median 9,000 / 6,000
-		{"1.42×", "PASS (0.01% not reserved)"},       // drop: 8,500 / 6,000
-		{"0.50×", "FAIL"},                            // 8,000 / 16,000
-		{"1.68× (p99)", "PASS (p50 PASS, p99 PASS)"}, // p50 0.9 ms, p99 4.2 ms against the floor's 2.5
-		{"0.50×", "FAIL"},                            // 25,000 / 50,000
-		{"1.60×", "PASS"},                            // MariaDB: purchases 0.04 ms / plain 0.025 ms
-		{"—", "FAIL"},                                // two timeouts
-		{"—", "info"},                                // RSS
-		{"2.00×", "info"},                            // CPU per purchase machine-wide: 0.300 s / 0.150 s
-		{"0.85×", "PASS"},                            // refresh: 17,000 / 20,000
-		{"0.95×", "info"},                            // with If-None-Match: 19,000 / 20,000
-		{"0.60× (CPU)", "info"},                      // follow: 0.3 ms / 0.5 ms
-		{"—", "info"},                                // held pages
-		{"1.06×", "info"},                            // scale-out: median 7,400 / 7,000
-		{"1.20×", "info"},                            // CPU: 0.150 s / 0.125 s
-		{"0.83×", "info"},                            // sold out: 30,000 / 36,000
+		{"1.50×", "PASS"},                               // median 9,000 / 6,000
+		{"1.42×", "PASS (0.01% not reserved)"},          // drop: 8,500 / 6,000
+		{"0.50×", "FAIL"},                               // 8,000 / 16,000
+		{"1.68× (p99)", "PASS (p50 PASS, p99 PASS)"},    // p50 0.9 ms, p99 4.2 ms against the floor's 2.5
+		{"0.50×", "FAIL"},                               // 25,000 / 50,000
+		{"1.60×", "PASS"},                               // MariaDB: purchases 0.04 ms / plain 0.025 ms
+		{"0.80× (rows/s), 1.75× (MariaDB CPU)", "info"}, // with events: 20,000 / 25,000; 0.07 ms / 0.04 ms
+		{"—", "FAIL"},                                   // two timeouts
+		{"—", "info"},                                   // RSS
+		{"2.00×", "info"},                               // CPU per purchase machine-wide: 0.300 s / 0.150 s
+		{"0.85×", "PASS"},                               // refresh: 17,000 / 20,000
+		{"0.95×", "info"},                               // with If-None-Match: 19,000 / 20,000
+		{"0.60× (CPU)", "info"},                         // follow: 0.3 ms / 0.5 ms
+		{"—", "info"},                                   // held pages
+		{"1.06×", "info"},                               // scale-out: median 7,400 / 7,000
+		{"1.20×", "info"},                               // CPU: 0.150 s / 0.125 s
+		{"0.83×", "info"},                               // sold out: 30,000 / 36,000
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("got %d rows, want %d: %+v", len(rows), len(want), rows)
@@ -177,7 +179,10 @@ func TestWriteReport(t *testing.T) {
 		"Purchase throughput, a drop of 10 variants with skewed demand (wrk, req/s):\n\n| round | floor | seckill |",
 		"| 3 | 5,800 | 7,000 | 1.21× | reserved 100% |",
 		"- The drop row: one sale of 10 variants, each shopper asking for one of them (in the sale's order: 1%, 2%, 5%, 12%, 30%, 30%, 12%, 5%, 2%, 1% of the shoppers;",
-		"| 1 | 50,000 | 25,000 | 0.50× | 2.00 s / 4.00 s | 0.0250 / 0.0400 |",
+		"| round | plain INSERT | persister | ratio | persister with events | with / without events | time (plain / persister / with events) | MariaDB CPU ms per row (plain / persister / with events) |",
+		"| 1 | 50,000 | 25,000 | 0.50× | 20,000 | 0.80× | 2.00 s / 4.00 s / 5.00 s | 0.0250 / 0.0400 / 0.0700 |",
+		"| with events 20,000 orders/s, MariaDB CPU 0.0700 ms per order | without events 25,000 orders/s, 0.0400 ms per order | 0.80× (rows/s), 1.75× (MariaDB CPU) | — | info |",
+		"The drain with events is the same drain with one webhook endpoint configured",
 		"| purchase run (scale-out, one instance) 0.0400 ms; backlog drain 0.0400 ms | plain INSERT 0.0250 ms per row | 1.60× | ≤ 2× plain INSERT per row | PASS |",
 		"socket errors: connect 0, read 0, write 0, timeout 2",
 		"| floor at the same rate: p50 0.50 ms, p99 2.50 ms (0 errors) | 1.68× (p99) | p50 ≤ 1 ms, p99 ≤ 2× the floor's (5.00 ms) | PASS (p50 PASS, p99 PASS) |",
@@ -240,7 +245,8 @@ func TestWriteDocsAndJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(path); !strings.Contains(string(b), `"rows_per_sec": 25000`) ||
-		!strings.Contains(string(b), `"scale_out_rounds"`) || !strings.Contains(string(b), `"seckill_servers": 7,`) {
+		!strings.Contains(string(b), `"scale_out_rounds"`) ||
+		!strings.Contains(string(b), `"persister_with_events"`) || !strings.Contains(string(b), `"outbox_rows": 100001`) || !strings.Contains(string(b), `"seckill_servers": 7,`) {
 		t.Errorf("%s lacks the raw figures:\n%s", path, b)
 	}
 }
@@ -288,5 +294,32 @@ func TestMySQLCPURow(t *testing.T) {
 	drainOnly.Persist[0].Persister.MySQLCPU = 6 // 0.06 ms: 2.4× the plain 0.025 ms
 	if row, _ := mysqlCPURow(drainOnly); row.Ratio != "2.40×" || row.Result != "FAIL" {
 		t.Errorf("over the target: %+v", row)
+	}
+}
+
+// The events row sets the medians of the drain with events against those of
+// the drain without, over the same rounds, and leaves out the CPU when
+// MariaDB was not metered.
+func TestEventsRow(t *testing.T) {
+	t.Parallel()
+	round := func(without, with, withoutCPU, withCPU float64) PersistRound {
+		return PersistRound{Persister: persist.Run{Rows: 1000, RowsPerSec: without, MySQLCPU: withoutCPU},
+			Events: persist.Run{Rows: 1000, RowsPerSec: with, MySQLCPU: withCPU, Events: 1001}}
+	}
+	rounds := []PersistRound{round(40000, 30000, 0.02, 0.03), round(50000, 36000, 0.015, 0.03), round(44000, 33000, 0.016, 0.028)}
+	row := eventsRow(rounds) // medians: 44,000 and 33,000 orders/s; 0.016 and 0.030 ms
+	if want := "0.75× (rows/s), 1.88× (MariaDB CPU)"; row.Ratio != want || row.Result != "info" {
+		t.Errorf("ratio %q result %q, want %q info", row.Ratio, row.Result, want)
+	}
+	if want := "with events 33,000 orders/s, MariaDB CPU 0.0300 ms per order"; row.Seckill != want {
+		t.Errorf("seckill = %q, want %q", row.Seckill, want)
+	}
+	if want := "without events 44,000 orders/s, 0.0160 ms per order"; row.Baseline != want {
+		t.Errorf("baseline = %q, want %q", row.Baseline, want)
+	}
+	rounds[1].Events.MySQLCPU = 0
+	if row := eventsRow(rounds); row.Ratio != "0.75× (rows/s)" || strings.Contains(row.Seckill+row.Baseline, "CPU") ||
+		strings.Contains(row.Baseline, "ms") {
+		t.Errorf("unmetered: %+v", row)
 	}
 }

@@ -140,6 +140,9 @@ type PersistRound struct {
 	Round     int         `json:"round"`
 	Plain     persist.Run `json:"plain_insert"`
 	Persister persist.Run `json:"persister"`
+	// Events is the same drain with the outbox on (one endpoint): every
+	// order also announced by an order.confirmed row in its transaction.
+	Events persist.Run `json:"persister_with_events"`
 }
 
 // ConnsResult is measure 6.

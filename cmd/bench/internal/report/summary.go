@@ -62,6 +62,7 @@ func Summarize(res Results) []Row {
 		if row, ok := mysqlCPURow(res); ok {
 			rows = append(rows, row)
 		}
+		rows = append(rows, eventsRow(res.Persist))
 	}
 	if res.ManyConns != nil {
 		rows = append(rows, connsRow(*res.ManyConns))

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill/seckill/cmd/bench/internal/machine"
 	"github.com/seckill/seckill/cmd/bench/internal/persist"
@@ -108,7 +111,7 @@ func (r *runner) manyConns(ctx context.Context, item int64) (*report.ConnsResult
 }
 
 // persistRounds runs measure 4: per round a fresh backlog, a fresh database
-// for each side, the two sides in alternating order.
+// for each side, the sides in an order that turns round by round.
 func (r *runner) persistRounds(ctx context.Context, res *report.Results) error {
 	if r.mysqlPID == 0 {
 		r.mysqlPID = machine.MySQLPID(ctx, r.cfg.MySQLDSN)
@@ -119,36 +122,50 @@ func (r *runner) persistRounds(ctx context.Context, res *report.Results) error {
 			return fmt.Errorf("persistence round %d: %w", round, err)
 		}
 		res.Persist = append(res.Persist, pr)
-		r.logf("round %d persistence: plain INSERT %s rows/s, persister %s orders/s; MariaDB CPU %.4f / %.4f ms per row", round,
-			report.Thousands(pr.Plain.RowsPerSec), report.Thousands(pr.Persister.RowsPerSec),
-			pr.Plain.MySQLmsPerRow(), pr.Persister.MySQLmsPerRow())
+		r.logf("round %d persistence: plain INSERT %s rows/s, persister %s orders/s, with events %s orders/s; "+
+			"MariaDB CPU %.4f / %.4f / %.4f ms per row", round, report.Thousands(pr.Plain.RowsPerSec),
+			report.Thousands(pr.Persister.RowsPerSec), report.Thousands(pr.Events.RowsPerSec),
+			pr.Plain.MySQLmsPerRow(), pr.Persister.MySQLmsPerRow(), pr.Events.MySQLmsPerRow())
 	}
 	return nil
 }
+
+// drainFunc is persist.Drain or persist.DrainWithEvents.
+type drainFunc func(ctx context.Context, rdb *redis.Client, dsn, prefix string, orders []persist.Order, mysqlPID int) (persist.Run, error)
 
 func (r *runner) persistRound(ctx context.Context, round int) (report.PersistRound, error) {
 	pr := report.PersistRound{Round: round}
 	backlog := persist.Backlog(r.cfg.PersistOrders)
 	plainDB := fmt.Sprintf("seckill_bench_%s_plain_%d", r.tag, round)
-	drainDB := fmt.Sprintf("seckill_bench_%s_drain_%d", r.tag, round)
-	prefix := fmt.Sprintf("seckill-bench-%s-drain-%d", r.tag, round)
 	plainDSN, err := harness.WithDatabase(r.cfg.MySQLDSN, plainDB)
 	if err != nil {
 		return pr, err
 	}
-	drainDSN, _ := harness.WithDatabase(r.cfg.MySQLDSN, drainDB)
 	plain := func() (err error) {
 		defer harness.DropDatabase(context.WithoutCancel(ctx), r.cfg.MySQLDSN, plainDB)
 		machine.Settle(ctx)
 		pr.Plain, err = persist.Plain(ctx, plainDSN, backlog, r.mysqlPID)
 		return err
 	}
-	drain := func() (err error) {
-		defer harness.DropDatabase(context.WithoutCancel(ctx), r.cfg.MySQLDSN, drainDB)
+	drain := r.drainSide(ctx, fmt.Sprintf("drain_%d", round), persist.Drain, backlog, &pr.Persister)
+	events := r.drainSide(ctx, fmt.Sprintf("events_%d", round), persist.DrainWithEvents, backlog, &pr.Events)
+	return pr, turned(round-1, plain, drain, events)
+}
+
+// drainSide is one drain of backlog by run into a database and a key
+// prefix of its own named by side, its figures going to into.
+func (r *runner) drainSide(ctx context.Context, side string, run drainFunc, backlog []persist.Order, into *persist.Run) func() error {
+	dbName := fmt.Sprintf("seckill_bench_%s_%s", r.tag, side)
+	prefix := fmt.Sprintf("seckill-bench-%s-%s", r.tag, strings.ReplaceAll(side, "_", "-"))
+	return func() (err error) {
+		dsn, err := harness.WithDatabase(r.cfg.MySQLDSN, dbName)
+		if err != nil {
+			return err
+		}
+		defer harness.DropDatabase(context.WithoutCancel(ctx), r.cfg.MySQLDSN, dbName)
 		defer deleteKeys(context.WithoutCancel(ctx), r.rdb, prefix)
 		machine.Settle(ctx)
-		pr.Persister, err = persist.Drain(ctx, r.rdb, drainDSN, prefix, backlog, r.mysqlPID)
+		*into, err = run(ctx, r.rdb, dsn, prefix, backlog, r.mysqlPID)
 		return err
 	}
-	return pr, inOrder(round%2 == 0, plain, drain)
 }

@@ -61,6 +61,18 @@ func inOrder(flip bool, a, b func() error) error {
 	return b()
 }
 
+// turned runs sides one after another, the first being side first (modulo
+// their number): as first counts up, each side runs in every position in
+// turn, so no side always gets the machine warmest or coldest.
+func turned(first int, sides ...func() error) error {
+	for i := range sides {
+		if err := sides[(first+i)%len(sides)](); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // purchaseRound: a fresh sale with far more stock than a run sells, one wrk
 // run at the floor and one at the server with the same requests.
 func (r *runner) purchaseRound(ctx context.Context, round int, seckillFirst bool) (report.PurchaseRound, error) {
