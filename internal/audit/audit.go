@@ -31,6 +31,7 @@ const (
 	ActionResume          = "resume"
 	ActionEnd             = "end"
 	ActionRetire          = "retire"
+	ActionOrderCancel     = "order_cancel"
 )
 
 // System is the actor of changes no admin asked for in that request: the
