@@ -184,6 +184,7 @@ func (a *App) listen(now func() time.Time) error {
 			RequirePurchaseToken: a.cfg.PurchaseTokens, PurchaseTokenTTL: a.cfg.PurchaseTTL,
 			SecureCookies: a.cfg.SecureCookies, StreamsPerIP: a.cfg.StreamsPerIP,
 			BodyTimeout: cmp.Or(a.cfg.BodyTimeout, 10*time.Second), OpsCache: a.cfg.OpsCache,
+			DemoPayments: a.cfg.DemoPayments, PaymentSecret: a.cfg.PaymentSecret,
 		},
 	})
 	ln, err := net.Listen("tcp", a.cfg.HTTPAddr)

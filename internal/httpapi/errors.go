@@ -114,7 +114,23 @@ var (
 	errOrderPaid      = apiErr(http.StatusConflict, "order_paid", "this order is paid and can no longer be cancelled")
 	errOrderCancelled = apiErr(http.StatusConflict, "order_cancelled", "this order was cancelled and can no longer be paid")
 	errOrderPending   = apiErr(http.StatusConflict, "order_pending", "your order is still being saved; try again in a moment")
+
+	errDemoPaymentsOff  = apiErr(http.StatusForbidden, "demo_payments_off", "orders are paid through the payment provider, not here")
+	errPaymentsOff      = apiErr(http.StatusServiceUnavailable, "payments_not_configured", "payment callbacks are not configured on this server (SECKILL_PAYMENT_SECRET)")
+	errSignatureMissing = apiErr(http.StatusUnauthorized, "invalid_signature", "the X-Seckill-Signature header is missing")
+	errSignatureBad     = apiErr(http.StatusUnauthorized, "invalid_signature",
+		"the X-Seckill-Signature header is malformed or does not sign this body under the payment secret")
+	errSignatureStale = apiErr(http.StatusUnauthorized, "invalid_signature",
+		"the signature's timestamp is more than 5 minutes away from the server's clock: too old, or ahead")
+	errAmountMismatch = apiErr(http.StatusUnprocessableEntity, "amount_mismatch", "the amount is not what the order costs; the payment is recorded and refused")
+	errRefConflict    = apiErr(http.StatusConflict, "provider_ref_conflict", "this provider_ref was already used for another order's payment")
 )
+
+// invalidPayment is the answer to a callback whose field holds a value no
+// payment has.
+func invalidPayment(field, msg string) *Error {
+	return &Error{Status: http.StatusBadRequest, Code: "invalid_payment", Message: msg, Field: field}
+}
 
 // invalidLimit is the invalid_limit answer of a paged list whose pages
 // hold 1 to most entries.
@@ -151,6 +167,8 @@ var errorTable = []struct {
 	{order.ErrNotFound, errOrderNotFound},
 	{order.ErrPaid, errOrderPaid},
 	{order.ErrCancelled, errOrderCancelled},
+	{order.ErrAmountMismatch, errAmountMismatch},
+	{order.ErrRefConflict, errRefConflict},
 	{stock.ErrNotStarted, errNotStarted},
 	{stock.ErrEnded, errEnded},
 	{stock.ErrPaused, errPaused},
@@ -221,9 +239,9 @@ func (r replier) fail(c *gin.Context, err error) {
 			"request_id", c.Writer.Header().Get("X-Request-Id"), "err", err)
 	}
 	switch {
-	case ans.Status == http.StatusServiceUnavailable, ans == errOrderPending:
+	case ans.Code == errUnavailable.Code, ans == errOrderPending:
 		c.Header("Retry-After", "1")
-	case ans.Status == http.StatusUnauthorized:
+	case ans.Status == http.StatusUnauthorized && ans.Code != errSignatureBad.Code: // a signature is no bearer token
 		c.Header("WWW-Authenticate", `Bearer realm="seckill"`)
 	}
 	var limited *stock.RateLimitedError
