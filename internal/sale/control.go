@@ -61,8 +61,11 @@ func (s *Service) End(ctx context.Context, id int64) (catalog.Item, error) {
 		return s.reapplyMeta(ctx, id)
 	}
 	p := catalog.Patch{EndsAt: &now}
-	if cur.StartsAt.After(now) {
-		p.StartsAt = &now
+	if !cur.StartsAt.Before(now) {
+		// A window must be longer than nothing (chk_items_window): a sale
+		// ended at or before its opening closes as it would have opened.
+		opened := now.Add(-time.Millisecond)
+		p.StartsAt = &opened
 	}
 	return s.update(ctx, id, p, audit.ActionEnd)
 }

@@ -46,8 +46,8 @@ func (s *Store) due(ctx context.Context, now time.Time, limit int) ([]Delivery, 
 	var ds []Delivery
 	err := s.db.WithContext(ctx).Raw(`SELECT o.* FROM outbox o
 		WHERE o.state = ? AND o.next_attempt_at <= ?
-		AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.endpoint = o.endpoint AND p.subject = o.subject
-			AND p.state = ? AND p.seq < o.seq)
+		AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.subject = o.subject AND p.seq < o.seq
+			AND p.endpoint = o.endpoint AND p.state = ?)
 		ORDER BY o.next_attempt_at, o.seq LIMIT ?`, StatePending, now, StatePending, limit).Scan(&ds).Error
 	if err != nil {
 		return nil, fmt.Errorf("read due deliveries: %w", err)

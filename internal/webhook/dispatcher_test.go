@@ -1,0 +1,263 @@
+package webhook_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/seckill/seckill/internal/sync/lock"
+	"github.com/seckill/seckill/internal/testenv"
+	"github.com/seckill/seckill/internal/webhook"
+)
+
+// receiver records what reaches it, checking each signature, and answers
+// what answer says for each event.
+type receiver struct {
+	t      *testing.T
+	mu     sync.Mutex
+	got    []webhook.Body // accepted deliveries in arrival order
+	ok     map[string]int // accepted deliveries per event id
+	answer func(b webhook.Body, attempt int) int
+	tries  map[string]int
+}
+
+func newReceiver(t *testing.T, answer func(webhook.Body, int) int) (*receiver, string) {
+	r := &receiver{t: t, ok: map[string]int{}, tries: map[string]int{}, answer: answer}
+	srv := httptest.NewServer(r)
+	t.Cleanup(srv.Close)
+	return r, srv.URL + "/hooks"
+}
+
+func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	raw, _ := io.ReadAll(req.Body)
+	if err := webhook.Verify(secret, req.Header.Get(webhook.SignatureHeader), raw, time.Now()); err != nil {
+		r.t.Errorf("delivery with a bad signature: %v (%s)", err, raw)
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	var b webhook.Body
+	if err := json.Unmarshal(raw, &b); err != nil {
+		r.t.Errorf("delivery is not an event: %v", err)
+	}
+	if req.Header.Get("X-Seckill-Event-Id") != b.ID || req.Header.Get("X-Seckill-Event-Type") != b.Type {
+		r.t.Errorf("headers name %s %s, body %s %s", req.Header.Get("X-Seckill-Event-Id"), req.Header.Get("X-Seckill-Event-Type"), b.ID, b.Type)
+	}
+	r.mu.Lock()
+	r.tries[b.ID]++
+	status := r.answer(b, r.tries[b.ID])
+	if status/100 == 2 {
+		r.got = append(r.got, b)
+		r.ok[b.ID]++
+	}
+	r.mu.Unlock()
+	w.WriteHeader(status)
+}
+
+// accepted lists the accepted deliveries in the order they arrived.
+func (r *receiver) accepted() []webhook.Body {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]webhook.Body(nil), r.got...)
+}
+
+func (r *receiver) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.ok)
+}
+
+func always(status int) func(webhook.Body, int) int {
+	return func(webhook.Body, int) int { return status }
+}
+
+type rig struct {
+	db    *gorm.DB
+	store *webhook.Store
+	locks *lock.Locker
+}
+
+func newRig(t *testing.T) rig {
+	db := testenv.MySQL(t)
+	rdb, prefix := testenv.Redis(t)
+	return rig{db: db.Gorm, store: webhook.NewStore(db.Gorm), locks: lock.New(rdb, prefix)}
+}
+
+// write adds evs through a writer to endpoints, in one transaction.
+func (g rig) write(t *testing.T, w *webhook.Writer, evs ...webhook.Event) {
+	t.Helper()
+	if err := g.db.Transaction(func(tx *gorm.DB) error { return w.Add(tx, evs...) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (g rig) dispatch(t *testing.T, cfg webhook.DispatcherConfig) {
+	t.Helper()
+	cfg.Secret = secret
+	cfg.Poll = 20 * time.Millisecond
+	cfg.FirstRetry = orDefault(cfg.FirstRetry, 50*time.Millisecond)
+	d := webhook.NewDispatcher(g.store, g.locks, cfg, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); d.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
+
+func ev(typ, subject string, n int) webhook.Event {
+	return webhook.Event{Type: typ, Subject: subject, Data: map[string]int{"n": n}}
+}
+
+// TestDeliversInOrderPerSubject: an event the receiver refuses is retried,
+// and the later events of its subject wait for it while other subjects'
+// go on.
+func TestDeliversInOrderPerSubject(t *testing.T) {
+	g := newRig(t)
+	rcv, url := newReceiver(t, func(b webhook.Body, attempt int) int {
+		if b.Type == webhook.OrderConfirmed && attempt < 3 && b.Data.(map[string]any)["n"] == 1.0 {
+			return http.StatusServiceUnavailable
+		}
+		return http.StatusNoContent
+	})
+	w := webhook.NewWriter([]string{url}, time.Now, 0)
+	g.write(t, w, ev(webhook.OrderConfirmed, webhook.OrderSubject("A"), 1), ev(webhook.OrderConfirmed, webhook.OrderSubject("B"), 2))
+	g.write(t, w, ev(webhook.OrderPaid, webhook.OrderSubject("A"), 3))
+	g.write(t, w, ev(webhook.OrderCancelled, webhook.OrderSubject("B"), 4))
+	g.dispatch(t, webhook.DispatcherConfig{})
+	testenv.WaitFor(t, 10*time.Second, func() bool { return rcv.count() == 4 }, "4 events accepted; got %d", rcv.count())
+	var order []float64
+	for _, b := range rcv.accepted() {
+		order = append(order, b.Data.(map[string]any)["n"].(float64))
+	}
+	pos := map[float64]int{}
+	for i, n := range order {
+		pos[n] = i
+	}
+	if pos[1] > pos[3] || pos[2] > pos[4] {
+		t.Fatalf("a subject's events out of order: accepted %v", order)
+	}
+	if pos[2] > pos[1] {
+		t.Fatalf("order B waited for order A's refused event: accepted %v", order)
+	}
+	ds, err := g.store.List(context.Background(), webhook.StateDelivered, 0, 10)
+	if err != nil || len(ds) != 4 {
+		t.Fatalf("delivered rows: %d, %v", len(ds), err)
+	}
+	for _, d := range ds {
+		want := 1
+		if nOf(t, d.Body) == 1 {
+			want = 3
+		}
+		if d.Attempts != want || d.LastStatus == nil || *d.LastStatus != http.StatusNoContent {
+			t.Errorf("delivery %d (%s): attempts %d, last status %v; want %d attempts, 204", d.Seq, d.Type, d.Attempts, d.LastStatus, want)
+		}
+	}
+}
+
+func nOf(t *testing.T, body []byte) int {
+	var b struct{ Data struct{ N int } }
+	if err := json.Unmarshal(body, &b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Data.N
+}
+
+// TestGivesUpThenResends: a receiver that never takes an event has it
+// marked failed when its give-up time passes; re-sent, it is delivered.
+func TestGivesUpThenResends(t *testing.T) {
+	g := newRig(t)
+	var mu sync.Mutex
+	status := http.StatusInternalServerError
+	rcv, url := newReceiver(t, func(webhook.Body, int) int { mu.Lock(); defer mu.Unlock(); return status })
+	w := webhook.NewWriter([]string{url}, time.Now, 300*time.Millisecond)
+	g.write(t, w, ev(webhook.SaleEnded, webhook.SaleSubject(7), 1))
+	g.dispatch(t, webhook.DispatcherConfig{})
+	ctx := context.Background()
+	var failed []webhook.Delivery
+	testenv.WaitFor(t, 10*time.Second, func() bool {
+		failed, _ = g.store.List(ctx, webhook.StateFailed, 0, 10)
+		return len(failed) == 1
+	}, "the event marked failed")
+	f := failed[0]
+	if f.Attempts < 2 || f.LastStatus == nil || *f.LastStatus != 500 || f.LastError == nil {
+		t.Fatalf("failed delivery: attempts %d, status %v, error %v", f.Attempts, f.LastStatus, f.LastError)
+	}
+	if st, err := g.store.Stats(ctx); err != nil || st.Failed != 1 || st.Pending != 0 {
+		t.Fatalf("stats %+v, %v", st, err)
+	}
+	mu.Lock()
+	status = http.StatusOK
+	mu.Unlock()
+	if _, err := g.store.Resend(ctx, f.Seq, time.Now(), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WaitFor(t, 10*time.Second, func() bool { return rcv.count() == 1 }, "the re-sent event accepted")
+	d, err := g.store.Get(ctx, f.Seq)
+	if err != nil || d.State != webhook.StateDelivered || d.DeliveredAt == nil {
+		t.Fatalf("after re-send: %+v, %v", d, err)
+	}
+}
+
+// TestRedirectIsNotDelivery: a receiver's redirect is not followed; the
+// event stays owed.
+func TestRedirectIsNotDelivery(t *testing.T) {
+	g := newRig(t)
+	elsewhere, elsewhereURL := newReceiver(t, always(http.StatusOK))
+	redirect := httptest.NewServer(http.RedirectHandler(elsewhereURL, http.StatusTemporaryRedirect))
+	t.Cleanup(redirect.Close)
+	w := webhook.NewWriter([]string{redirect.URL}, time.Now, time.Hour)
+	g.write(t, w, ev(webhook.SalePaused, webhook.SaleSubject(1), 1))
+	g.dispatch(t, webhook.DispatcherConfig{})
+	ctx := context.Background()
+	testenv.WaitFor(t, 10*time.Second, func() bool {
+		ds, _ := g.store.List(ctx, webhook.StatePending, 0, 1)
+		return len(ds) == 1 && ds[0].Attempts >= 1
+	}, "an attempt recorded")
+	ds, _ := g.store.List(ctx, "", 0, 1)
+	if ds[0].State != webhook.StatePending || *ds[0].LastStatus != http.StatusTemporaryRedirect || elsewhere.count() != 0 {
+		t.Fatalf("redirected delivery: state %s status %v; the redirect's target got %d", ds[0].State, ds[0].LastStatus, elsewhere.count())
+	}
+}
+
+// TestServersDeliverEachEventOnce: three dispatchers (three servers) share
+// the outbox; each event reaches each endpoint once.
+func TestServersDeliverEachEventOnce(t *testing.T) {
+	g := newRig(t)
+	rcvA, urlA := newReceiver(t, always(http.StatusOK))
+	rcvB, urlB := newReceiver(t, always(http.StatusAccepted))
+	w := webhook.NewWriter([]string{urlA, urlB}, time.Now, time.Hour)
+	for range 3 {
+		g.dispatch(t, webhook.DispatcherConfig{Batch: 16})
+	}
+	const n = 300
+	for i := range n {
+		g.write(t, w, ev(webhook.OrderConfirmed, webhook.OrderSubject(string(rune('a'+i%26))+itoa(i)), i))
+	}
+	testenv.WaitFor(t, 30*time.Second, func() bool { return rcvA.count() == n && rcvB.count() == n },
+		"every event at both endpoints; got %d and %d", rcvA.count(), rcvB.count())
+	for _, r := range []*receiver{rcvA, rcvB} {
+		r.mu.Lock()
+		for id, k := range r.ok {
+			if k != 1 {
+				t.Errorf("event %s delivered %d times", id, k)
+			}
+		}
+		r.mu.Unlock()
+	}
+}
+
+func itoa(i int) string { return fmt.Sprint(i) }
