@@ -63,6 +63,7 @@ run: services build ## Start services, migrate, seed and serve on :8080
 	echo " (stored in .seckill-dev.env; delete it to rotate)"; \
 	echo " try:  curl -H \"Authorization: Bearer $$SECKILL_ADMIN_TOKEN\" localhost:$$port/api/v1/admin/items/1/stats"; \
 	echo "=================================================================="; \
+	export SECKILL_DEMO_PAYMENTS="$${SECKILL_DEMO_PAYMENTS:-true}"; \
 	$(BIN) migrate && $(BIN) seed && exec $(BIN) serve
 
 migrate: services build ## Apply database migrations

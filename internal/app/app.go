@@ -189,6 +189,7 @@ func (a *App) listen(now func() time.Time) error {
 			SecureCookies: a.cfg.SecureCookies, StreamsPerIP: a.cfg.StreamsPerIP,
 			BodyTimeout: cmp.Or(a.cfg.BodyTimeout, 10*time.Second), OpsCache: a.cfg.OpsCache,
 			WebhookEndpoints: a.cfg.WebhookURLs, WebhookGiveUp: a.cfg.WebhookGiveUp,
+			DemoPayments: a.cfg.DemoPayments, PaymentSecret: a.cfg.PaymentSecret,
 		},
 	})
 	ln, err := net.Listen("tcp", a.cfg.HTTPAddr)

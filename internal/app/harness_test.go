@@ -62,7 +62,7 @@ func startLogged(tb testing.TB, clk interface{ Now() time.Time }, log *slog.Logg
 	tb.Helper()
 	db := testenv.MySQL(tb)
 	cfg := config.Config{HTTPAddr: "127.0.0.1:0", MySQLDSN: db.DSN, Redis: redisconn.Target{Addr: testenv.RedisAddr(tb)},
-		AdminToken: adminToken, JWTSecret: jwtSecret, DemoLogin: true, SessionTTL: time.Hour,
+		AdminToken: adminToken, JWTSecret: jwtSecret, DemoLogin: true, DemoPayments: true, SessionTTL: time.Hour,
 		Workers: 2, BatchSize: 200, ClaimIdle: time.Second, ShutdownTimout: 5 * time.Second,
 		// Reconciliation stays out of the way of tests that drift Redis on
 		// purpose; they call the endpoint themselves.

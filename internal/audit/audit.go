@@ -33,6 +33,7 @@ const (
 	ActionEnd             = "end"
 	ActionRetire          = "retire"
 	ActionWebhookResend   = "webhook_resend"
+	ActionOrderCancel     = "order_cancel"
 )
 
 // System is the actor of changes no admin asked for in that request: the

@@ -46,6 +46,7 @@ type adminAPI struct {
 	saleView
 	sales     SaleChanger
 	retirer   Retirer
+	orders    OrderAdmin
 	sync      SyncAdmin
 	dashboard Events
 	audit     AuditLog

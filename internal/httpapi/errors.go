@@ -121,7 +121,22 @@ var (
 		"only a failed delivery is re-sent: this one is still on its way or was delivered")
 	errInvalidState = &Error{Status: http.StatusBadRequest, Code: "invalid_state", Field: "state",
 		Message: "state must be pending, delivered or failed"}
+	errDemoPaymentsOff  = apiErr(http.StatusForbidden, "demo_payments_off", "orders are paid through the payment provider, not here")
+	errPaymentsOff      = apiErr(http.StatusServiceUnavailable, "payments_not_configured", "payment callbacks are not configured on this server (SECKILL_PAYMENT_SECRET)")
+	errSignatureMissing = apiErr(http.StatusUnauthorized, "invalid_signature", "the X-Seckill-Signature header is missing")
+	errSignatureBad     = apiErr(http.StatusUnauthorized, "invalid_signature",
+		"the X-Seckill-Signature header is malformed or does not sign this body under the payment secret")
+	errSignatureStale = apiErr(http.StatusUnauthorized, "invalid_signature",
+		"the signature's timestamp is more than 5 minutes away from the server's clock: too old, or ahead")
+	errAmountMismatch = apiErr(http.StatusUnprocessableEntity, "amount_mismatch", "the amount is not what the order costs; the payment is recorded and refused")
+	errRefConflict    = apiErr(http.StatusConflict, "provider_ref_conflict", "this provider_ref was already used for another order's payment")
 )
+
+// invalidPayment is the answer to a callback whose field holds a value no
+// payment has.
+func invalidPayment(field, msg string) *Error {
+	return &Error{Status: http.StatusBadRequest, Code: "invalid_payment", Message: msg, Field: field}
+}
 
 // invalidLimit is the invalid_limit answer of a paged list whose pages
 // hold 1 to most entries.
@@ -160,6 +175,8 @@ var errorTable = []struct {
 	{order.ErrCancelled, errOrderCancelled},
 	{webhook.ErrNotFound, errDeliveryNotFound},
 	{webhook.ErrNotFailed, errDeliveryNotFailed},
+	{order.ErrAmountMismatch, errAmountMismatch},
+	{order.ErrRefConflict, errRefConflict},
 	{stock.ErrNotStarted, errNotStarted},
 	{stock.ErrEnded, errEnded},
 	{stock.ErrPaused, errPaused},
@@ -230,9 +247,9 @@ func (r replier) fail(c *gin.Context, err error) {
 			"request_id", c.Writer.Header().Get("X-Request-Id"), "err", err)
 	}
 	switch {
-	case ans.Status == http.StatusServiceUnavailable, ans == errOrderPending:
+	case ans.Code == errUnavailable.Code, ans == errOrderPending:
 		c.Header("Retry-After", "1")
-	case ans.Status == http.StatusUnauthorized:
+	case ans.Status == http.StatusUnauthorized && ans.Code != errSignatureBad.Code: // a signature is no bearer token
 		c.Header("WWW-Authenticate", `Bearer realm="seckill"`)
 	}
 	var limited *stock.RateLimitedError

@@ -9,10 +9,15 @@ import (
 	"github.com/seckill/seckill/internal/order"
 )
 
-// pay marks the caller's order paid (payment is simulated). A pay that
-// loses the race to a cancel or the payment timeout gets 409 and changes
-// nothing.
+// pay marks the caller's order paid (payment is simulated), when demo
+// payments are on; otherwise only the payment provider's callback pays. A
+// pay that loses the race to a cancel or the payment timeout gets 409 and
+// changes nothing.
 func (a orderAPI) pay(c *gin.Context) {
+	if !a.demoPay {
+		a.fail(c, errDemoPaymentsOff)
+		return
+	}
 	o, err := a.life.Pay(c.Request.Context(), c.Param("id"), userOf(c))
 	a.answerOrder(c, o, err)
 }

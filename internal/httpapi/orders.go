@@ -42,6 +42,7 @@ type orderAPI struct {
 	life    OrderLife
 	feed    OrderFeed // nil: streams only look now and then
 	sse     sseStreams
+	demoPay bool // shoppers may pay with a button (Settings.DemoPayments)
 }
 
 // orderJSON is an order as the API shows it.
@@ -106,7 +107,8 @@ func (a orderAPI) list(c *gin.Context) {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.After(out[j].CreatedAt) })
-	c.JSON(http.StatusOK, gin.H{"orders": out})
+	// demo_payments tells the page whether to offer its Pay button.
+	c.JSON(http.StatusOK, gin.H{"orders": out, "demo_payments": a.demoPay})
 }
 
 // pendingOrders returns the shopper's reservations in Redis whose rows may

@@ -64,6 +64,8 @@ type SaleService interface {
 	SaleChanger
 	Warmer
 	Retirer
+	PaymentSettler
+	OrderAdmin
 }
 
 // Settings are the server's switches and limits.
@@ -96,6 +98,12 @@ type Settings struct {
 	// WebhookGiveUp is how long a re-sent delivery is retried again;
 	// webhook.DefaultGiveUp when 0.
 	WebhookGiveUp time.Duration
+	// DemoPayments lets shoppers pay with a button (no money moves); off,
+	// only the payment provider's callback pays.
+	DemoPayments bool
+	// PaymentSecret checks the payment provider's callbacks; empty: they
+	// are refused.
+	PaymentSecret string
 }
 
 // Rates are the limits the server applies.
@@ -160,6 +168,10 @@ func New(d Deps) *gin.Engine {
 	v1.POST("/orders/:id/pay", noStore, g.shopper, orders.pay)
 	v1.POST("/orders/:id/cancel", noStore, g.shopper, orders.cancel)
 
+	// The payment provider's callbacks: signed, with no session and no
+	// Origin, so outside v1's same-origin guard.
+	r.POST("/api/v1/payments/callback", noStore, limitBody(maxCallbackBody), a.payments.callback)
+
 	adm := v1.Group("/admin", noStore, g.admin, a.forgetSnapshotsOnChange)
 	adm.GET("/events", streams, admin.events)
 	adm.POST("/items", admin.createItem)
@@ -172,6 +184,7 @@ func New(d Deps) *gin.Engine {
 	adm.POST("/items/:id/resume", admin.resumeItem)
 	adm.POST("/items/:id/end", admin.endItem)
 	adm.POST("/items/:id/retire", admin.retireItem)
+	adm.POST("/orders/:id/cancel", admin.cancelOrder)
 	adm.GET("/items/:id/stats", admin.itemStats)
 	adm.GET("/reconcile", admin.checkStores)
 	adm.POST("/reconcile", admin.reconcile)
@@ -196,6 +209,7 @@ type areas struct {
 	admin    adminAPI
 	report   reportAPI
 	webhooks webhookAPI
+	payments paymentAPI
 	snaps    *snapshots
 }
 
@@ -219,12 +233,13 @@ func newAreas(d Deps) areas {
 		shop: shopAPI{saleView: sales, snaps: snaps, reserved: reserved, sales: d.Sales, orders: d.Orders, keys: d.Stock, gate: d.Gate, soldOut: d.SoldOut, paused: newPausedSales(), tokens: purchaseTok,
 			newOrderID: d.NewOrderID},
 		orders: orderAPI{replier: rep, catalog: d.Catalog, orders: d.Orders, pending: d.Stock, life: d.Sales,
-			feed: d.OrderFeed, sse: sse},
+			feed: d.OrderFeed, sse: sse, demoPay: d.DemoPayments},
+		payments: paymentAPI{replier: rep, payments: d.Sales, secret: []byte(d.PaymentSecret), wall: time.Now},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
 			window: purchaseTok.ttl, admissions: admissionTok, counters: d.Counters},
 		report:   reportAPI{saleView: sales, reports: d.Reports, orders: d.Orders},
 		webhooks: newWebhookAPI(rep, d),
-		admin: adminAPI{saleView: sales, sales: d.Sales, retirer: d.Sales, sync: d.Syncer, dashboard: d.Events,
+		admin: adminAPI{saleView: sales, sales: d.Sales, retirer: d.Sales, orders: d.Sales, sync: d.Syncer, dashboard: d.Events,
 			audit: d.Audit, sessions: g.adminSess, sse: sse},
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/order"
 )
 
 // SetAuditor has every admin change made here recorded with r (an
@@ -45,6 +46,15 @@ func createdFields(it catalog.Item) fields {
 func variantFields(v catalog.Variant) fields {
 	return fields{"variant_id": v.ID, "label": v.Label, "stock_total": v.StockTotal, "price_cents": v.PriceCents,
 		"per_user_limit": v.PerUserLimit, "image_url": v.ImageURL}
+}
+
+// orderFields are what an audit entry shows of an order.
+func orderFields(o order.Order) fields {
+	f := fields{"order_id": o.ID, "user_id": o.UserID, "variant_id": o.VariantID, "quantity": o.Quantity, "status": o.Status}
+	if o.Status == order.StatusCancelled {
+		f["reason"] = order.EventReason(o.CancelReason)
+	}
+	return f
 }
 
 // changed keeps the fields whose values differ between before and after,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/sync/lock"
 )
@@ -36,6 +37,26 @@ func (s *Service) Cancel(ctx context.Context, orderID, userID, reason string) (o
 		s.log.Warn("cancelled in MySQL; Redis release deferred to the sweeper", "order_id", o.ID, "err", err)
 	}
 	s.orderChanged(ctx, o.ID)
+	return o, nil
+}
+
+// CancelOrder is an admin's cancel of an unpaid order, any shopper's, with
+// reason admin: its stock goes back on sale as a shopper's cancel puts it
+// (Cancel). Cancelling a cancelled order returns it unchanged and records
+// nothing. It returns order.ErrNotFound and order.ErrPaid.
+func (s *Service) CancelOrder(ctx context.Context, orderID string) (order.Order, error) {
+	before, err := s.orders.Get(ctx, orderID)
+	if err != nil {
+		return order.Order{}, err
+	}
+	o, err := s.Cancel(ctx, orderID, "", order.ReasonAdmin)
+	if err != nil {
+		return order.Order{}, err
+	}
+	o.VariantLabel = before.VariantLabel
+	if before.Status != order.StatusCancelled && o.CancelReason == order.ReasonAdmin {
+		s.record(ctx, audit.ActionOrderCancel, o.ItemID, orderFields(before), orderFields(o))
+	}
 	return o, nil
 }
 

@@ -14,12 +14,14 @@ const RELOAD_MS = 30000;
 const MAX_STREAMS = 2;
 
 let names = {};
+let demoPay = false; // whether the server takes the Pay button (SECKILL_DEMO_PAYMENTS); else the payment provider pays
 let several = {}; // item id -> whether the sale sells more than one variant
 const streams = new Map(); // order id -> stop, for the pending orders followed
 
 async function load() {
   try {
-    const { orders } = await api('GET', '/api/v1/orders');
+    const { orders, demo_payments: demo } = await api('GET', '/api/v1/orders');
+    demoPay = demo === true;
     await learnSales(orders);
     $('#orders').replaceChildren(...orders.map(row));
     $('#empty').classList.toggle('hidden', orders.length > 0);
@@ -81,11 +83,16 @@ async function act(o, what) {
 
 function actions(o) {
   if (o.status !== 'confirmed' && o.status !== 'pending') return el('td');
-  const pay = el('button', { type: 'button', class: 'primary', textContent: 'Pay' });
-  pay.addEventListener('click', () => act(o, 'pay'));
+  const buttons = [];
+  if (demoPay) {
+    const pay = el('button', { type: 'button', class: 'primary', textContent: 'Pay' });
+    pay.addEventListener('click', () => act(o, 'pay'));
+    buttons.push(pay);
+  }
   const cancel = el('button', { type: 'button', textContent: 'Cancel' });
   cancel.addEventListener('click', () => act(o, 'cancel'));
-  return el('td', {}, el('div', { class: 'actions' }, pay, cancel));
+  buttons.push(cancel);
+  return el('td', {}, el('div', { class: 'actions' }, ...buttons));
 }
 
 // variantNote names the variant bought, unless the sale has only one (its
