@@ -123,7 +123,7 @@ func TestOrdersAPI(t *testing.T) {
 	if list.status != 200 || len(orders) != 1 || orders[0].(map[string]any)["order_id"] != orderID {
 		t.Fatalf("alice's orders: %s", list.raw)
 	}
-	if l := s.call(t, "GET", "/api/v1/orders", bob, nil); l.raw != `{"orders":[]}` {
+	if l := s.call(t, "GET", "/api/v1/orders", bob, nil); l.raw != `{"demo_payments":true,"orders":[]}` {
 		t.Fatalf("bob's orders: %s", l.raw)
 	}
 }
