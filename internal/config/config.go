@@ -149,8 +149,9 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: SECKILL_SOLDOUT_TTL must not be negative", ErrInvalid)
 	case c.RetireEvery < 0:
 		return fmt.Errorf("%w: SECKILL_RETIRE_EVERY must not be negative (0 turns the retirer off)", ErrInvalid)
-	case badWebhook(c.WebhookURLs) != "":
-		return fmt.Errorf("%w: SECKILL_WEBHOOK_URL: %q is not an http(s) URL of at most 255 bytes", ErrInvalid, badWebhook(c.WebhookURLs))
+	case badWebhook(c.WebhookURLs) > 0:
+		// Not quoted: a URL may carry a password.
+		return fmt.Errorf("%w: SECKILL_WEBHOOK_URL: URL number %d is not an http(s) URL of at most 255 bytes", ErrInvalid, badWebhook(c.WebhookURLs))
 	case len(c.WebhookURLs) > 0 && len(c.WebhookSecret) < MinSecretLen:
 		return fmt.Errorf("%w: SECKILL_WEBHOOK_SECRET must be at least %d bytes when SECKILL_WEBHOOK_URL is set", ErrInvalid, MinSecretLen)
 	case c.PaymentSecret != "" && len(c.PaymentSecret) < MinSecretLen:
@@ -233,16 +234,16 @@ func clusterErr(t redisconn.Target) error {
 	return err
 }
 
-// badWebhook returns the first endpoint that is not an absolute http(s)
-// URL short enough for the outbox's column.
-func badWebhook(urls []string) string {
-	for _, u := range urls {
+// badWebhook returns the place (from 1) of the first endpoint that is not
+// an absolute http(s) URL short enough for the outbox's column; 0 if none.
+func badWebhook(urls []string) int {
+	for i, u := range urls {
 		p, err := url.Parse(u)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || len(u) > 255 {
-			return u
+			return i + 1
 		}
 	}
-	return ""
+	return 0
 }
 
 func badProxy(proxies []string) string {

@@ -78,7 +78,7 @@ func (o outboxCollector) Describe(ch chan<- *prometheus.Desc) {
 func (o outboxCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	pending, oldest, failed := -1.0, 0.0, -1.0
+	pending, oldest, failed := -1.0, -1.0, -1.0
 	if st, err := o.read(ctx); err == nil {
 		pending, failed = float64(st.Pending), float64(st.Failed)
 		oldest = viewStats(st, time.Now()).OldestPendingSeconds

@@ -64,8 +64,14 @@ func NewDispatcher(store *Store, locks *lock.Locker, cfg DispatcherConfig, obs O
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 16
 	}
+	// As many idle connections kept per receiver as attempts run at once:
+	// the default two would open (and, over TLS, handshake) a connection
+	// for most deliveries of a backlog.
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.MaxIdleConnsPerHost = cfg.Concurrency
 	client := &http.Client{
-		Timeout: cfg.Timeout,
+		Transport: transport,
+		Timeout:   cfg.Timeout,
 		// A redirect is an answer, not a delivery: the receiver's URL is
 		// configured wrong, and following it would send the signed event
 		// somewhere nobody chose.

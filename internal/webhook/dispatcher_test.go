@@ -1,13 +1,16 @@
 package webhook_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -284,4 +287,70 @@ func TestHangingReceiverDelaysOnlyItsOwn(t *testing.T) {
 	g.dispatch(t, webhook.DispatcherConfig{Timeout: time.Minute})
 	testenv.WaitFor(t, 10*time.Second, func() bool { return healthy.count() == n },
 		"the healthy receiver got %d of %d while the other hangs", healthy.count(), n)
+}
+
+// TestBlockedEventsWaitWithTheirHead: while a subject's first event is
+// being retried, its later events are not due before its next attempt, so
+// the dispatcher does not read them round after round.
+func TestBlockedEventsWaitWithTheirHead(t *testing.T) {
+	g := newRig(t)
+	_, url := newReceiver(t, always(http.StatusServiceUnavailable))
+	w := webhook.NewWriter([]string{url}, time.Now, time.Hour)
+	g.write(t, w, ev(webhook.OrderConfirmed, webhook.OrderSubject("A"), 1))
+	g.write(t, w, ev(webhook.OrderPaid, webhook.OrderSubject("A"), 2))
+	g.dispatch(t, webhook.DispatcherConfig{FirstRetry: time.Minute})
+	ctx := context.Background()
+	var ds []webhook.Delivery
+	testenv.WaitFor(t, 10*time.Second, func() bool {
+		ds, _ = g.store.List(ctx, webhook.StatePending, 0, 2)
+		return len(ds) == 2 && ds[1].Attempts == 1
+	}, "the first event's attempt recorded")
+	head, later := ds[1], ds[0]
+	if later.Attempts != 0 || later.NextAttemptAt.Before(head.NextAttemptAt) || !later.NextAttemptAt.After(time.Now()) {
+		t.Fatalf("the blocked event is due at %v, its head at %v (now %v)", later.NextAttemptAt, head.NextAttemptAt, time.Now())
+	}
+}
+
+// TestReceiverWordsAreKept: whatever a receiver says in its status line
+// (here a reason phrase that is not UTF-8) is recorded, so the attempt
+// counts and the event backs off instead of being sent again at once.
+func TestReceiverWordsAreKept(t *testing.T) {
+	g := newRig(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					_, _ = io.Copy(io.Discard, req.Body)
+					_, _ = c.Write([]byte("HTTP/1.1 503 Service indisponible \xe9t\xe9\r\nContent-Length: 0\r\n\r\n"))
+				}
+			}()
+		}
+	}()
+	w := webhook.NewWriter([]string{"http://" + ln.Addr().String() + "/hooks"}, time.Now, time.Hour)
+	g.write(t, w, ev(webhook.SaleEnded, webhook.SaleSubject(1), 1))
+	g.dispatch(t, webhook.DispatcherConfig{FirstRetry: time.Minute})
+	var d webhook.Delivery
+	testenv.WaitFor(t, 10*time.Second, func() bool {
+		ds, _ := g.store.List(context.Background(), "", 0, 1)
+		d = ds[0]
+		return d.Attempts == 1
+	}, "the attempt recorded")
+	if d.LastStatus == nil || *d.LastStatus != 503 || d.LastError == nil || !strings.Contains(*d.LastError, "Service indisponible") {
+		t.Fatalf("recorded status %v, error %v", d.LastStatus, d.LastError)
+	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gorm.io/gorm"
 
@@ -80,7 +82,10 @@ func (s *Store) delivered(ctx context.Context, seqs []int64, status int, at time
 }
 
 // attemptFailed records a failed attempt: retried at next, or failed for
-// good when next is past the delivery's give-up time.
+// good when next is past the delivery's give-up time. The later pending
+// rows of its subject wait for it, so they are moved to next as well:
+// left due, every round would read them again only to find them blocked,
+// and a receiver down during a sale holds thousands of them.
 func (s *Store) attemptFailed(ctx context.Context, d Delivery, status int, msg string, next time.Time) error {
 	state := StatePending
 	if next.After(d.GiveUpAt) {
@@ -90,15 +95,34 @@ func (s *Store) attemptFailed(ctx context.Context, d Delivery, status int, msg s
 	if status != 0 {
 		st = &status
 	}
-	if len(msg) > 255 {
-		msg = msg[:255]
-	}
-	err := s.db.WithContext(ctx).Exec("UPDATE outbox SET state = ?, attempts = attempts + 1, next_attempt_at = ?, last_status = ?, last_error = ? "+
-		"WHERE seq = ? AND state = ?", state, next, st, msg, d.Seq, StatePending).Error
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		err := tx.Exec("UPDATE outbox SET state = ?, attempts = attempts + 1, next_attempt_at = ?, last_status = ?, last_error = ? "+
+			"WHERE seq = ? AND state = ?", state, next, st, clip(msg, 255), d.Seq, StatePending).Error
+		if err != nil || state != StatePending {
+			return err
+		}
+		return tx.Exec("UPDATE outbox SET next_attempt_at = ? WHERE subject = ? AND seq > ? AND endpoint = ? AND state = ? AND next_attempt_at < ?",
+			next, d.Subject, d.Seq, d.Endpoint, StatePending, next).Error
+	})
 	if err != nil {
 		return fmt.Errorf("record failed delivery %d: %w", d.Seq, err)
 	}
 	return nil
+}
+
+// clip makes a receiver's words fit a column: valid UTF-8 (a reason
+// phrase may be anything; MySQL refuses bytes that are not), at most n
+// bytes, cut between characters.
+func clip(msg string, n int) string {
+	msg = strings.ToValidUTF8(msg, "\uFFFD")
+	if len(msg) <= n {
+		return msg
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut]
 }
 
 // List returns up to limit deliveries in state (any state when ""), newest

@@ -18,15 +18,18 @@ import (
 
 // Event types.
 const (
-	OrderConfirmed  = "order.confirmed"
-	OrderPaid       = "order.paid"
-	OrderCancelled  = "order.cancelled"
-	RefundRequired  = "payment.refund_required"
-	SaleSoldOut     = "sale.sold_out"
-	SalePaused      = "sale.paused"
-	SaleResumed     = "sale.resumed"
-	SaleEnded       = "sale.ended"
-	maxInsertRows   = 500
+	OrderConfirmed = "order.confirmed"
+	OrderPaid      = "order.paid"
+	OrderCancelled = "order.cancelled"
+	RefundRequired = "payment.refund_required"
+	SaleSoldOut    = "sale.sold_out"
+	SalePaused     = "sale.paused"
+	SaleResumed    = "sale.resumed"
+	SaleEnded      = "sale.ended"
+)
+
+const (
+	maxInsertRows   = 500 // rows per INSERT of the outbox
 	subjectOrderPfx = "order:"
 	subjectSalePfx  = "sale:"
 )
@@ -48,7 +51,7 @@ type Event struct {
 // OrderSubject and SaleSubject name what an event is about.
 func OrderSubject(id string) string { return subjectOrderPfx + id }
 
-// SaleSubject is SaleSubject's counterpart for sales.
+// SaleSubject is OrderSubject's counterpart for sales.
 func SaleSubject(id int64) string { return fmt.Sprintf("%s%d", subjectSalePfx, id) }
 
 // Body is an event as receivers get it.
