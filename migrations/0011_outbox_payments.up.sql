@@ -52,3 +52,9 @@ CREATE TABLE payments (
 ALTER TABLE items ADD COLUMN end_announced BOOLEAN NOT NULL DEFAULT FALSE,
     ADD KEY idx_items_end_announced (end_announced, ends_at);
 UPDATE items SET end_announced = TRUE WHERE ends_at <= UTC_TIMESTAMP(3);
+
+-- What one unit of the order cost when it was persisted: a payment is
+-- checked against it, and events show it, whatever the price is changed to
+-- later. NULL for orders persisted before it was kept (their sale's price
+-- now applies).
+ALTER TABLE orders ADD COLUMN unit_price_cents BIGINT NULL AFTER quantity;

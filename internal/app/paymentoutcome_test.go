@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/oklog/ulid/v2"
+
 	"github.com/seckill/seckill/internal/config"
 )
 
@@ -22,8 +24,9 @@ func (s *server) buyDrop(tb testing.TB, item, variant int64, user string, qty in
 }
 
 // TestPaymentAmount: a payment must be what the order costs, its quantity
-// at its variant's own price where it has one, else the sale's. A wrong
-// amount is refused and recorded, and changes nothing else.
+// at its variant's own price where it has one, else the sale's, as they
+// were when the order was taken. A wrong amount is refused and recorded,
+// pays nothing, and the shop is asked to give the money back.
 func TestPaymentAmount(t *testing.T) {
 	t.Parallel()
 	s := start(t, newClock(t0), withPayments(t))
@@ -43,8 +46,10 @@ func TestPaymentAmount(t *testing.T) {
 	if len(recs) != 1 || recs[0].Outcome != "amount_mismatch" || recs[0].AmountCents != 2*12900 || recs[0].ExpectedCents != 2*15900 {
 		t.Fatalf("payments of the mismatched order: %+v; want one amount_mismatch expecting %d", recs, 2*15900)
 	}
-	if st, _ := orderStatus(t, s, own); st != "confirmed" || eventTypes(orderEvents(t, s, own)) != "order.confirmed" {
-		t.Fatalf("after a mismatch: order %s, events %s; want it unchanged", st, eventTypes(orderEvents(t, s, own)))
+	evs := orderEvents(t, s, own)
+	if st, _ := orderStatus(t, s, own); st != "confirmed" || eventTypes(evs) != "order.confirmed,payment.refund_required" ||
+		evs[1].Data["refund_reason"] != "amount_mismatch" {
+		t.Fatalf("after a mismatch: order %s, events %+v; want it unchanged and one refund asked for", st, evs)
 	}
 	outcome(t, s.callback(t, paymentBody(own, "paid", 2*15900, "pay_own_2")), "paid", "paid")
 
@@ -55,9 +60,20 @@ func TestPaymentAmount(t *testing.T) {
 		t.Fatalf("the answer's order: %s", r.raw)
 	}
 	paid := orderEvents(t, s, inherit)
-	if eventTypes(paid) != "order.confirmed,order.paid" || paid[1].Data["amount_cents"] != float64(2*12900) {
+	if eventTypes(paid) != "order.confirmed,payment.refund_required,order.paid" || paid[2].Data["amount_cents"] != float64(2*12900) {
 		t.Fatalf("events of the paid order: %+v", paid)
 	}
+
+	// A price changed after the order was taken (a typo fixed) does not
+	// change what the order costs.
+	earlier := s.buyDrop(t, id, sizes["EU 41"], "cy", 1)
+	if r := s.call(t, "PATCH", "/api/v1/admin/items/"+itoa(id), adminToken, map[string]any{"price_cents": 14900}); r.status != 200 {
+		t.Fatalf("change the price: %d %s", r.status, r.raw)
+	}
+	outcome(t, s.callback(t, paymentBody(earlier, "paid", 12900, "pay_earlier")), "paid", "paid")
+	later := s.buyDrop(t, id, sizes["EU 41"], "di", 1)
+	check(t, s.callback(t, paymentBody(later, "paid", 12900, "pay_later_1")), want{422, "amount_mismatch", ""})
+	outcome(t, s.callback(t, paymentBody(later, "paid", 14900, "pay_later_2")), "paid", "paid")
 }
 
 // TestPaymentIdempotentByProviderRef: a provider_ref seen before answers
@@ -79,6 +95,9 @@ func TestPaymentIdempotentByProviderRef(t *testing.T) {
 	// The failed payment's answer is what was decided, the order as it is now.
 	outcome(t, s.callback(t, paymentBody(orders[0], "failed", 12900, "pay_1")), "payment_failed", "paid")
 	check(t, s.callback(t, paymentBody(orders[1], "paid", 12900, "pay_2")), want{409, "provider_ref_conflict", ""})
+	// The same reference saying something else of its payment is a conflict.
+	check(t, s.callback(t, paymentBody(orders[0], "paid", 12800, "pay_2")), want{409, "provider_ref_conflict", ""})
+	check(t, s.callback(t, paymentBody(orders[0], "failed", 12900, "pay_2")), want{409, "provider_ref_conflict", ""})
 
 	if got := eventTypes(orderEvents(t, s, orders[0])); got != "order.confirmed,order.paid" {
 		t.Fatalf("events after replays: %s; want one order.paid", got)
@@ -153,4 +172,38 @@ func TestDemoPaymentsOff(t *testing.T) {
 	if r := demo.call(t, "GET", "/api/v1/orders", tok, nil); r.status != 200 || r.body["demo_payments"] != true {
 		t.Fatalf("the orders list with demo payments on: %s", r.raw)
 	}
+}
+
+// TestPaymentRetriedUnderOneReference: a provider that retries a failed
+// payment under the same reference pays the order when the retry
+// succeeds; the reference then answers paid.
+func TestPaymentRetriedUnderOneReference(t *testing.T) {
+	t.Parallel()
+	s := start(t, newClock(t0), withPayments(t))
+	id := s.sale(t, 5, 1, t0, t0.Add(time.Hour))
+	orders := buyConfirmed(t, s, id, "alice")
+	outcome(t, s.callback(t, paymentBody(orders[0], "failed", 12900, "pi_1")), "payment_failed", "confirmed")
+	outcome(t, s.callback(t, paymentBody(orders[0], "paid", 12900, "pi_1")), "paid", "paid")
+	outcome(t, s.callback(t, paymentBody(orders[0], "paid", 12900, "pi_1")), "paid", "paid")
+	if got := eventTypes(orderEvents(t, s, orders[0])); got != "order.confirmed,order.paid" {
+		t.Fatalf("events: %s", got)
+	}
+	if recs := paymentsOf(t, s, orders[0]); len(recs) != 1 || recs[0].Outcome != "paid" {
+		t.Fatalf("payments recorded: %+v; want pi_1 once, paid", recs)
+	}
+}
+
+// TestPaymentBeforeTheOrderIsStored: a callback for an order id minted a
+// moment ago that MySQL does not hold yet (still queued in Redis) is told
+// to come back, not that the order does not exist; an old unknown id is.
+func TestPaymentBeforeTheOrderIsStored(t *testing.T) {
+	t.Parallel()
+	s := start(t, newClock(t0), withPayments(t))
+	r := s.callback(t, paymentBody(ulid.Make().String(), "paid", 12900, "pi_early"))
+	check(t, r, want{409, "order_pending", ""})
+	if r.header.Get("Retry-After") == "" {
+		t.Error("order_pending without Retry-After")
+	}
+	old := ulid.MustNew(ulid.Timestamp(time.Now().Add(-time.Hour)), ulid.DefaultEntropy()).String()
+	check(t, s.callback(t, paymentBody(old, "paid", 12900, "pi_old")), want{404, "order_not_found", ""})
 }

@@ -128,7 +128,7 @@ var (
 		"the X-Seckill-Signature header is malformed or does not sign this body under the payment secret")
 	errSignatureStale = apiErr(http.StatusUnauthorized, "invalid_signature",
 		"the signature's timestamp is more than 5 minutes away from the server's clock: too old, or ahead")
-	errAmountMismatch = apiErr(http.StatusUnprocessableEntity, "amount_mismatch", "the amount is not what the order costs; the payment is recorded and refused")
+	errAmountMismatch = apiErr(http.StatusUnprocessableEntity, "amount_mismatch", "the amount is not what the order costs; the payment is recorded and refused, and the shop is asked to refund it")
 	errRefConflict    = apiErr(http.StatusConflict, "provider_ref_conflict", "this provider_ref was already used for another order's payment")
 )
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/oklog/ulid/v2"
 
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/webhook"
@@ -59,11 +60,33 @@ func (a paymentAPI) callback(c *gin.Context) {
 		return
 	}
 	st, err := a.payments.SettlePayment(c.Request.Context(), p)
+	if errors.Is(err, order.ErrNotFound) && a.maybeQueued(p.OrderID) {
+		err = errOrderPending
+	}
 	if err != nil {
 		a.fail(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"outcome": st.Outcome, "order": toJSON(st.Order)})
+}
+
+// queuedFor is how long after it was taken an order MySQL does not hold
+// may still be on its way there: a storm's backlog persists within
+// seconds, so this is generous.
+const queuedFor = 5 * time.Minute
+
+// maybeQueued says whether an order id MySQL does not know was minted
+// recently enough (order ids are ULIDs, which carry their time) that the
+// order may still be queued in Redis: the provider is then told to retry
+// (409 order_pending, Retry-After) rather than that the order does not
+// exist, which it might take as final and drop the payment.
+func (a paymentAPI) maybeQueued(id string) bool {
+	u, err := ulid.ParseStrict(id)
+	if err != nil {
+		return false
+	}
+	age := a.wall().Sub(ulid.Time(u.Time()))
+	return age > -time.Minute && age < queuedFor
 }
 
 // verify checks the callback's signature header against its raw body.

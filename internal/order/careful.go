@@ -28,6 +28,9 @@ func carefulTx(tx *gorm.DB, ins *inserts, entries []keyspace.Entry, stock map[in
 	if len(rows) == 0 {
 		return res, nil
 	}
+	if res.prices, err = priceRows(tx, rows); err != nil {
+		return Result{}, err
+	}
 	if _, err := ins.insertRows(tx, rows, false); err != nil {
 		return Result{}, err
 	}

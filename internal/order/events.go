@@ -47,8 +47,9 @@ type pricing struct {
 	Unit  int64
 }
 
-// pricesTx reads the label and unit price (the variant's own, else its
-// sale's) of variants.
+// pricesTx reads the label and unit price of variants: the variant's own
+// price, else its sale's (catalog.Variant.Price, in SQL because it is read
+// in the writing transaction).
 func pricesTx(tx *gorm.DB, variantIDs []int64) (map[int64]pricing, error) {
 	var rows []pricing
 	err := tx.Raw("SELECT v.id, v.label, COALESCE(v.price_cents, i.price_cents) AS unit FROM variants v "+
@@ -63,9 +64,33 @@ func pricesTx(tx *gorm.DB, variantIDs []int64) (map[int64]pricing, error) {
 	return out, nil
 }
 
-// AmountTx is what order o costs: its quantity at its variant's price (the
-// sale's where the variant has none), read in tx.
+// priceRows gives each new order row its unit price as it stands in tx,
+// whose stock updates hold the sales' row locks (which a price change
+// takes too), and returns the prices read.
+func priceRows(tx *gorm.DB, rows []row) (map[int64]pricing, error) {
+	ids := make([]int64, 0, 2)
+	for _, r := range rows {
+		ids = append(ids, r.VariantID)
+	}
+	slices.Sort(ids)
+	prices, err := pricesTx(tx, slices.Compact(ids))
+	if err != nil {
+		return nil, err
+	}
+	for i := range rows {
+		unit := prices[rows[i].VariantID].Unit
+		rows[i].UnitPriceCents = &unit
+	}
+	return prices, nil
+}
+
+// AmountTx is what order o costs: its quantity at the unit price it was
+// persisted with (for an order persisted before prices were kept, its
+// variant's price now), read in tx.
 func AmountTx(tx *gorm.DB, o Order) (int64, error) {
+	if o.UnitPriceCents != nil {
+		return *o.UnitPriceCents * int64(o.Quantity), nil
+	}
 	p, err := pricesTx(tx, []int64{o.VariantID})
 	if err != nil {
 		return 0, err
@@ -79,9 +104,12 @@ func eventData(tx *gorm.DB, o Order) (EventData, error) {
 	if err != nil {
 		return EventData{}, err
 	}
-	pr := p[o.VariantID]
-	o.VariantLabel = pr.Label
-	d := EventData{View: o.View(), AmountCents: pr.Unit * int64(o.Quantity)}
+	o.VariantLabel = p[o.VariantID].Label
+	amount, err := AmountTx(tx, o)
+	if err != nil {
+		return EventData{}, err
+	}
+	d := EventData{View: o.View(), AmountCents: amount}
 	if o.Status == StatusCancelled {
 		d.Reason = EventReason(o.CancelReason)
 	}
@@ -103,27 +131,21 @@ func (s *Store) announce(tx *gorm.DB, typ string, o Order) error {
 // announceConfirmed writes order.confirmed for each order a batch
 // inserted, and sale.sold_out for each sale the batch took the last unit
 // of, in the batch's transaction.
-func (s *Store) announceConfirmed(tx *gorm.DB, inserted []keyspace.Entry) error {
+func (s *Store) announceConfirmed(tx *gorm.DB, inserted []keyspace.Entry, prices map[int64]pricing) error {
 	if !s.out.On() || len(inserted) == 0 {
 		return nil
 	}
-	variants := make([]int64, 0, 4)
 	items := make([]int64, 0, 2)
 	for _, e := range inserted {
-		variants = append(variants, e.VariantID)
 		items = append(items, e.ItemID)
 	}
-	slices.Sort(variants)
 	slices.Sort(items)
-	prices, err := pricesTx(tx, slices.Compact(variants))
-	if err != nil {
-		return err
-	}
 	evs := make([]webhook.Event, 0, len(inserted)+1)
 	for _, e := range inserted {
 		p := prices[e.VariantID]
-		v := View{OrderID: e.OrderID, ItemID: e.ItemID, VariantID: e.VariantID, VariantLabel: p.Label, UserID: e.UserID,
-			Quantity: e.Quantity, Status: StatusConfirmed, CreatedAt: e.CreatedAt.UTC()}
+		o := Order{ID: e.OrderID, ItemID: e.ItemID, VariantID: e.VariantID, VariantLabel: p.Label, UserID: e.UserID,
+			Quantity: e.Quantity, Status: StatusConfirmed, CreatedAt: e.CreatedAt}
+		v := o.View()
 		evs = append(evs, webhook.Event{Type: webhook.OrderConfirmed, Subject: webhook.OrderSubject(e.OrderID),
 			Data: EventData{View: v, AmountCents: p.Unit * int64(e.Quantity)}})
 	}

@@ -72,6 +72,10 @@ func fastTx(tx *gorm.DB, ins *inserts, entries []keyspace.Entry, p fastPlan) (Re
 			return Result{}, err
 		}
 	}
+	prices, err := priceRows(tx, p.rows)
+	if err != nil {
+		return Result{}, err
+	}
 	in, err := ins.insertRows(tx, p.rows, true)
 	if err != nil {
 		return Result{}, err
@@ -79,5 +83,5 @@ func fastTx(tx *gorm.DB, ins *inserts, entries []keyspace.Entry, p fastPlan) (Re
 	if in != int64(len(p.rows)) {
 		return Result{}, errRefused
 	}
-	return Result{Inserted: entries}, nil
+	return Result{Inserted: entries, prices: prices}, nil
 }

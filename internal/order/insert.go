@@ -124,8 +124,8 @@ func notPrepared(err error) bool {
 }
 
 func insertSQL(n int, skipTaken bool) string {
-	const cols = "(id, item_id, variant_id, user_id, quantity, status, redis_released, idempotency_key, stream_ms, stream_seq, created_at)"
-	const one = "(?,?,?,?,?,?,?,?,?,?,?)"
+	const cols = "(id, item_id, variant_id, user_id, quantity, unit_price_cents, status, redis_released, idempotency_key, stream_ms, stream_seq, created_at)"
+	const one = "(?,?,?,?,?,?,?,?,?,?,?,?)"
 	q := "INSERT INTO orders " + cols + " VALUES " + strings.Repeat(one+",", n-1) + one
 	if skipTaken {
 		// A skipped row counts 0 rows affected, an inserted one 1; that
@@ -137,9 +137,9 @@ func insertSQL(n int, skipTaken bool) string {
 }
 
 func insertArgs(rows []row) []any {
-	args := make([]any, 0, 11*len(rows))
+	args := make([]any, 0, 12*len(rows))
 	for _, r := range rows {
-		args = append(args, r.ID, r.ItemID, r.VariantID, r.UserID, r.Quantity, r.Status, r.RedisReleased, r.IdempotencyKey,
+		args = append(args, r.ID, r.ItemID, r.VariantID, r.UserID, r.Quantity, r.UnitPriceCents, r.Status, r.RedisReleased, r.IdempotencyKey,
 			r.StreamMs, r.StreamSeq, r.CreatedAt)
 	}
 	return args

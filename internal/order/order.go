@@ -38,6 +38,7 @@ type Order struct {
 	VariantLabel   string // filled in by the store's reads for shoppers
 	UserID         string
 	Quantity       int
+	UnitPriceCents *int64 // nil: persisted before prices were kept
 	Status         string
 	CancelReason   string
 	IdempotencyKey string
@@ -56,6 +57,7 @@ type row struct {
 	VariantLabel   string `gorm:"->"` // read through a join, never written
 	UserID         string
 	Quantity       int
+	UnitPriceCents *int64
 	Status         string
 	CancelReason   *string
 	RedisReleased  bool `gorm:"default:true"`
@@ -71,8 +73,8 @@ type row struct {
 func (row) TableName() string { return "orders" }
 
 func (r row) order() Order {
-	o := Order{ID: r.ID, ItemID: r.ItemID, VariantID: r.VariantID, VariantLabel: r.VariantLabel, UserID: r.UserID, Quantity: r.Quantity, Status: r.Status,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	o := Order{ID: r.ID, ItemID: r.ItemID, VariantID: r.VariantID, VariantLabel: r.VariantLabel, UserID: r.UserID, Quantity: r.Quantity,
+		UnitPriceCents: r.UnitPriceCents, Status: r.Status, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if r.PaidAt != nil {
 		o.PaidAt = *r.PaidAt
 	}

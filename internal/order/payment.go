@@ -30,6 +30,7 @@ const (
 const (
 	RefundOrderCancelled = "order_cancelled"
 	RefundAlreadyPaid    = "already_paid"
+	RefundAmountMismatch = "amount_mismatch"
 )
 
 // Errors of SettlePayment.
@@ -105,17 +106,32 @@ func (s *Store) settleTx(tx *gorm.DB, cur *row, p Payment) (string, error) {
 	if err := tx.Where("provider_ref = ?", p.ProviderRef).Limit(1).Find(&seen).Error; err != nil {
 		return "", fmt.Errorf("read payment %s: %w", p.ProviderRef, err)
 	}
+	retried := false // a payment that failed under this reference and now succeeded
 	if len(seen) > 0 {
-		if seen[0].OrderID != cur.ID {
+		was := seen[0]
+		switch {
+		case was.OrderID != cur.ID:
+			return "", ErrRefConflict
+		case was.Status == p.Status && was.AmountCents == p.AmountCents:
+			return was.Outcome, nil // the same callback again
+		case was.Status != PaymentFailed || p.Status != PaymentPaid:
 			return "", ErrRefConflict
 		}
-		return seen[0].Outcome, nil
+		retried = true
 	}
-	expected := pr.Unit * int64(cur.Quantity)
+	expected, err := AmountTx(tx, cur.order())
+	if err != nil {
+		return "", err
+	}
 	outcome, refund := decide(p, cur.Status, expected)
 	rec := paymentRow{ProviderRef: p.ProviderRef, OrderID: cur.ID, Status: p.Status, AmountCents: p.AmountCents,
 		ExpectedCents: expected, Outcome: outcome, ReceivedAt: s.now()}
-	if err := tx.Create(&rec).Error; err != nil {
+	if retried {
+		err = tx.Save(&rec).Error
+	} else {
+		err = tx.Create(&rec).Error
+	}
+	if err != nil {
 		// Another order's callback with this reference committed first:
 		// its insert held the key until then.
 		if errors.Is(err, gorm.ErrDuplicatedKey) {
@@ -133,13 +149,14 @@ func (s *Store) settleTx(tx *gorm.DB, cur *row, p Payment) (string, error) {
 }
 
 // decide is what a new payment of an order in status, which costs
-// expected, comes to, and why it must be refunded if it must.
+// expected, comes to, and why it must be refunded if it must. Money taken
+// for the wrong amount pays nothing and is given back.
 func decide(p Payment, status string, expected int64) (outcome, refund string) {
 	switch {
-	case p.AmountCents != expected:
-		return OutcomeAmountMismatch, ""
 	case p.Status == PaymentFailed:
 		return OutcomeFailed, ""
+	case p.AmountCents != expected:
+		return OutcomeAmountMismatch, RefundAmountMismatch
 	case status == StatusCancelled:
 		return OutcomeRefundRequired, RefundOrderCancelled
 	case status == StatusPaid:

@@ -26,6 +26,7 @@ type Result struct {
 	Inserted  []keyspace.Entry // new rows
 	Duplicate []keyspace.Entry // already persisted: a redelivery
 	Rejected  []Rejection
+	prices    map[int64]pricing // of the inserted orders' variants
 }
 
 // Persist writes a batch of stream entries in one transaction, with the
@@ -59,7 +60,7 @@ func (s *Store) persist(ctx context.Context, entries []keyspace.Entry, tryFast b
 		if res, err = persistTx(tx, s.ins, entries, tryFast); err != nil {
 			return err
 		}
-		return s.announceConfirmed(tx, res.Inserted)
+		return s.announceConfirmed(tx, res.Inserted, res.prices)
 	})
 	return res, err
 }
