@@ -354,3 +354,36 @@ func TestReceiverWordsAreKept(t *testing.T) {
 		t.Fatalf("recorded status %v, error %v", d.LastStatus, d.LastError)
 	}
 }
+
+// TestPruneKeepsWhatIsOwed: pruning deletes deliveries made or given up on
+// before the cut, never one still pending however old.
+func TestPruneKeepsWhatIsOwed(t *testing.T) {
+	g := newRig(t)
+	w := webhook.NewWriter([]string{"http://127.0.0.1:9/hooks"}, time.Now, time.Hour)
+	for i := range 4 {
+		g.write(t, w, ev(webhook.OrderConfirmed, webhook.OrderSubject(itoa(i)), i))
+	}
+	// seq 1 delivered and 2 failed a week ago, 3 pending as long, 4 delivered now.
+	weekAgo := time.Now().Add(-8 * 24 * time.Hour)
+	for _, q := range []struct {
+		seq   int
+		state string
+		at    time.Time
+	}{{1, webhook.StateDelivered, weekAgo}, {2, webhook.StateFailed, weekAgo}, {3, webhook.StatePending, weekAgo}, {4, webhook.StateDelivered, time.Now()}} {
+		if err := g.db.Exec("UPDATE outbox SET state = ?, next_attempt_at = ? WHERE seq = ?", q.state, q.at, q.seq).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := g.store.Prune(context.Background(), time.Now().Add(-7*24*time.Hour), 100)
+	if err != nil || n != 2 {
+		t.Fatalf("pruned %d, %v; want 2", n, err)
+	}
+	left, _ := g.store.List(context.Background(), "", 0, 10)
+	var seqs []int64
+	for _, d := range left {
+		seqs = append(seqs, d.Seq)
+	}
+	if fmt.Sprint(seqs) != "[4 3]" {
+		t.Fatalf("left %v; want [4 3]", seqs)
+	}
+}

@@ -201,15 +201,24 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	return st, nil
 }
 
-// Prune deletes up to limit deliveries delivered before before and
-// returns how many it deleted: the receivers have them.
+// Prune deletes up to limit deliveries delivered, or given up on, before
+// before and returns how many it deleted: the receivers have the former,
+// and the latter were listed on the dashboard for as long.
 func (s *Store) Prune(ctx context.Context, before time.Time, limit int) (int64, error) {
-	res := s.db.WithContext(ctx).Exec("DELETE FROM outbox WHERE state = ? AND next_attempt_at < ? AND delivered_at < ? LIMIT ?",
-		StateDelivered, before, before, limit)
-	if res.Error != nil {
-		return 0, fmt.Errorf("prune delivered events: %w", res.Error)
+	var n int64
+	for _, state := range []string{StateDelivered, StateFailed} {
+		// next_attempt_at is at most the delivery's time, and is the
+		// give-up time of a failed one: the due index finds both.
+		res := s.db.WithContext(ctx).Exec("DELETE FROM outbox WHERE state = ? AND next_attempt_at < ? LIMIT ?",
+			state, before, limit-int(n))
+		if res.Error != nil {
+			return n, fmt.Errorf("prune %s events: %w", state, res.Error)
+		}
+		if n += res.RowsAffected; n >= int64(limit) {
+			break
+		}
 	}
-	return res.RowsAffected, nil
+	return n, nil
 }
 
 // PruneJob deletes, every hour, deliveries made more than keep ago, so the
