@@ -1,8 +1,11 @@
 package app_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/seckill/seckill/internal/config"
 )
@@ -27,5 +30,10 @@ func TestBrowserPayButton(t *testing.T) {
 			b.shot("buttons")
 			t.Fatalf("demo payments %v: the order's buttons are not %s", demo, want)
 		}
+		// For a person to look at: the page on a desktop and a phone.
+		b.do(chromedp.EmulateViewport(1280, 800))
+		b.shot(fmt.Sprintf("demo-%v-desktop", demo))
+		b.do(chromedp.EmulateViewport(390, 844))
+		b.shot(fmt.Sprintf("demo-%v-phone", demo))
 	}
 }
