@@ -121,6 +121,10 @@ func (k Item) Stream() string { return k.base + "orders" }
 // DeadLetters records stream entries MySQL refused, with the reason.
 func (k Item) DeadLetters() string { return k.base + "dead" }
 
+// SpentChallenge marks a proof-of-work challenge used (package pow), until
+// it would have expired anyway.
+func (k Item) SpentChallenge(id string) string { return k.base + "pow:" + id }
+
 // Returns counts how many times stock has come back to the sale (cancels,
 // admin additions, warms). A sold-out answer carries the count it saw, so a
 // server can tell whether stock has returned since.
