@@ -74,8 +74,8 @@ func TestCheck(t *testing.T) {
 	easier := strings.Join(parts, ".")
 	for _, tc := range []struct {
 		name, proof, user string
-		item            int64
-		want            error
+		item              int64
+		want              error
 	}{
 		{"missing", "", "alice", 7, pow.ErrMissing},
 		{"no solution", ch, "alice", 7, pow.ErrMalformed},
