@@ -17,20 +17,21 @@ import (
 const hookSecret = "fault-webhook-secret-0123456789abcdef"
 
 // hookSink is the shop's receiver: it checks every delivery's signature
-// and counts deliveries per event id. Each takes a while, as a receiver
-// that writes to its own database does, so deliveries are in flight when
-// the server dies.
+// and counts deliveries per event id. After the first `open` deliveries
+// it holds every further one (its request unanswered) until released, so
+// deliveries are certainly in flight when the server dies.
 type hookSink struct {
-	t     testing.TB
-	delay time.Duration
-	mu    sync.Mutex
-	seen  map[string]int
-	types map[string]string
-	bad   int
+	t       testing.TB
+	open    int
+	release chan struct{}
+	mu      sync.Mutex
+	seen    map[string]int
+	held    int // deliveries being held now
+	bad     int
 }
 
-func newHookSink(t testing.TB, delay time.Duration) (*hookSink, string) {
-	k := &hookSink{t: t, delay: delay, seen: map[string]int{}, types: map[string]string{}}
+func newHookSink(t testing.TB, open int) (*hookSink, string) {
+	k := &hookSink{t: t, open: open, release: make(chan struct{}), seen: map[string]int{}}
 	srv := httptest.NewServer(k)
 	t.Cleanup(srv.Close)
 	return k, srv.URL + "/seckill-events"
@@ -45,14 +46,37 @@ func (k *hookSink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
 		return
 	}
-	var ev struct{ ID, Type string }
+	var ev struct{ ID string }
 	_ = json.Unmarshal(raw, &ev)
-	time.Sleep(k.delay) // the receiver's own work; not a wait for a condition
+	k.mu.Lock()
+	hold := len(k.seen) >= k.open
+	if hold {
+		k.held++
+	}
+	k.mu.Unlock()
+	if hold {
+		select {
+		case <-k.release:
+		case <-r.Context().Done(): // the server died with this delivery unanswered
+			k.mu.Lock()
+			k.held--
+			k.mu.Unlock()
+			return
+		}
+		k.mu.Lock()
+		k.held--
+		k.mu.Unlock()
+	}
 	k.mu.Lock()
 	k.seen[ev.ID]++
-	k.types[ev.ID] = ev.Type
 	k.mu.Unlock()
 	w.WriteHeader(http.StatusOK)
+}
+
+func (k *hookSink) holding() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.held
 }
 
 func (k *hookSink) distinct() int {
@@ -69,12 +93,12 @@ func (k *hookSink) distinct() int {
 // sell-out is announced.
 func TestKill9MidDelivery(t *testing.T) {
 	s := NewSetup(t, env)
-	sink, url := newHookSink(t, 40*time.Millisecond)
+	sink, url := newHookSink(t, 100)
 	s.Extra = append(s.Extra, "SECKILL_WEBHOOK_URL="+url, "SECKILL_WEBHOOK_SECRET="+hookSecret)
 	srv, db, _, id, _, cfg, storm := stormOn(t, s, 9, env.Redises()[0].Redis)
 
 	err := harness.Poll(t.Context(), 30*time.Second, 5*time.Millisecond, func() error {
-		if sink.distinct() < 100 || pendingEvents(t, db) == 0 {
+		if sink.holding() == 0 {
 			return errNotYet
 		}
 		return nil
@@ -82,12 +106,13 @@ func TestKill9MidDelivery(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no deliveries under way: %v (%d received)", err, sink.distinct())
 	}
-	received, pending := sink.distinct(), pendingEvents(t, db)
+	received, held, pending := sink.distinct(), sink.holding(), pendingEvents(t, db)
 	dead := srv.Pid()
 	srv.Kill9(t)
 	restart := srv.Up(t)
-	t.Logf("injected: kill -9 of the server (pid %d) with %d events received and %d pending; restarted in %v",
-		dead, received, pending, restart.Round(time.Millisecond))
+	close(sink.release)
+	t.Logf("injected: kill -9 of the server (pid %d) with %d events received, %d deliveries in flight and %d pending; restarted in %v",
+		dead, received, held, pending, restart.Round(time.Millisecond))
 
 	res := storm.Wait()
 	logStorm(t, cfg, res)
