@@ -2,9 +2,6 @@ package app_test
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +12,6 @@ import (
 
 const (
 	paymentSecret = "test-payment-secret-0123456789abcdef"
-	webhookSecret = "test-webhook-secret-0123456789abcdef"
 	callbackPath  = "/api/v1/payments/callback"
 )
 
@@ -24,12 +20,7 @@ const (
 // written in the transaction of its change.
 func withEvents(tb testing.TB) option {
 	tb.Helper()
-	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	tb.Cleanup(recv.Close) // after the server's own cleanup: registered before it
-	return func(c *config.Config) { c.WebhookURLs, c.WebhookSecret = []string{recv.URL}, webhookSecret }
+	return hooksTo(acceptingReceiver(tb), 0)
 }
 
 // withPayments is withEvents with payment callbacks checked against

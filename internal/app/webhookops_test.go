@@ -19,14 +19,23 @@ import (
 const hookSecret = "test-webhook-secret-0123456789abcdef"
 
 // hookReceiver is a shop's webhook endpoint: it answers status (500 until
-// told otherwise) and keeps the ids of the events it took with a valid
-// signature.
+// told otherwise) and keeps the events it took with a valid signature,
+// each once (receivers dedupe by id), in the order they came.
 type hookReceiver struct {
 	srv    *httptest.Server
 	status atomic.Int32
 	mu     sync.Mutex
 	took   map[string]string // event id -> type, answered 2xx
+	events []hookEvent       // the events taken, in order
 	forged int
+}
+
+// hookEvent is an event as a receiver reads it.
+type hookEvent struct {
+	ID        string         `json:"id"`
+	Type      string         `json:"type"`
+	CreatedAt time.Time      `json:"created_at"`
+	Data      map[string]any `json:"data"`
 }
 
 func newHookReceiver(tb testing.TB) *hookReceiver {
@@ -48,9 +57,10 @@ func (r *hookReceiver) serve(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
-	var ev struct{ ID, Type string }
-	if status/100 == 2 && json.Unmarshal(body, &ev) == nil {
+	var ev hookEvent
+	if status/100 == 2 && json.Unmarshal(body, &ev) == nil && r.took[ev.ID] == "" {
 		r.took[ev.ID] = ev.Type
+		r.events = append(r.events, ev)
 	}
 	w.WriteHeader(status)
 }
