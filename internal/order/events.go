@@ -37,9 +37,6 @@ type EventData struct {
 // pays or cancels, in the transaction that does it.
 func (s *Store) UseOutbox(w *webhook.Writer) { s.out = w }
 
-// Outbox is the writer the store's events go through (nil: none).
-func (s *Store) Outbox() *webhook.Writer { return s.out }
-
 // pricing is what a variant's orders are labelled and cost per unit.
 type pricing struct {
 	ID    int64
@@ -84,18 +81,15 @@ func priceRows(tx *gorm.DB, rows []row) (map[int64]pricing, error) {
 	return prices, nil
 }
 
-// AmountTx is what order o costs: its quantity at the unit price it was
-// persisted with (for an order persisted before prices were kept, its
-// variant's price now), read in tx.
-func AmountTx(tx *gorm.DB, o Order) (int64, error) {
+// amount is what order o costs: its quantity at the unit price it was
+// persisted with, or, for an order persisted before prices were kept, at
+// its variant's price now (pr).
+func amount(o Order, pr pricing) int64 {
+	unit := pr.Unit
 	if o.UnitPriceCents != nil {
-		return *o.UnitPriceCents * int64(o.Quantity), nil
+		unit = *o.UnitPriceCents
 	}
-	p, err := pricesTx(tx, []int64{o.VariantID})
-	if err != nil {
-		return 0, err
-	}
-	return p[o.VariantID].Unit * int64(o.Quantity), nil
+	return unit * int64(o.Quantity)
 }
 
 // eventData is o as an event shows it, priced and labelled in tx.
@@ -104,12 +98,9 @@ func eventData(tx *gorm.DB, o Order) (EventData, error) {
 	if err != nil {
 		return EventData{}, err
 	}
-	o.VariantLabel = p[o.VariantID].Label
-	amount, err := AmountTx(tx, o)
-	if err != nil {
-		return EventData{}, err
-	}
-	d := EventData{View: o.View(), AmountCents: amount}
+	pr := p[o.VariantID]
+	o.VariantLabel = pr.Label
+	d := EventData{View: o.View(), AmountCents: amount(o, pr)}
 	if o.Status == StatusCancelled {
 		d.Reason = EventReason(o.CancelReason)
 	}

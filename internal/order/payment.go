@@ -119,10 +119,7 @@ func (s *Store) settleTx(tx *gorm.DB, cur *row, p Payment) (string, error) {
 		}
 		retried = true
 	}
-	expected, err := AmountTx(tx, cur.order())
-	if err != nil {
-		return "", err
-	}
+	expected := amount(cur.order(), pr)
 	outcome, refund := decide(p, cur.Status, expected)
 	rec := paymentRow{ProviderRef: p.ProviderRef, OrderID: cur.ID, Status: p.Status, AmountCents: p.AmountCents,
 		ExpectedCents: expected, Outcome: outcome, ReceivedAt: s.now()}

@@ -134,7 +134,7 @@ func (d *Dispatcher) deliver(ctx context.Context) error {
 
 func (d *Dispatcher) deliverTo(ctx context.Context, endpoint string) {
 	for ctx.Err() == nil {
-		n, err := d.Once(ctx, endpoint)
+		n, err := d.once(ctx, endpoint)
 		if err != nil && ctx.Err() == nil {
 			d.log.Warn("webhooks: delivery round failed", "endpoint", redact(endpoint), "err", err)
 		}
@@ -144,9 +144,9 @@ func (d *Dispatcher) deliverTo(ctx context.Context, endpoint string) {
 	}
 }
 
-// Once sends the events due now to endpoint, up to a batch, and records
+// once sends the events due now to endpoint, up to a batch, and records
 // each outcome; it returns how many it attempted.
-func (d *Dispatcher) Once(ctx context.Context, endpoint string) (int, error) {
+func (d *Dispatcher) once(ctx context.Context, endpoint string) (int, error) {
 	due, err := d.store.due(ctx, endpoint, time.Now(), d.cfg.Batch)
 	if err != nil || len(due) == 0 {
 		return 0, err

@@ -87,14 +87,6 @@ const DefaultGiveUp = 24 * time.Hour
 // when not.
 func (w *Writer) On() bool { return w != nil && len(w.endpoints) > 0 }
 
-// Endpoints are the URLs events go to.
-func (w *Writer) Endpoints() []string {
-	if w == nil {
-		return nil
-	}
-	return w.endpoints
-}
-
 // Add writes evs in tx, one row per event and endpoint; it must run in
 // the transaction of the change the events announce.
 func (w *Writer) Add(tx *gorm.DB, evs ...Event) error {
