@@ -44,16 +44,8 @@ func (a adminAPI) auditLog(c *gin.Context) {
 }
 
 func auditQuery(c *gin.Context) (limit int, cursor int64, f audit.Filter, err error) {
-	limit = auditDefaultLimit
-	if s, ok := c.GetQuery("limit"); ok {
-		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > auditMaxLimit {
-			return 0, 0, f, invalidLimit(auditMaxLimit)
-		}
-	}
-	if s, ok := c.GetQuery("cursor"); ok {
-		if cursor, err = strconv.ParseInt(s, 10, 64); err != nil || cursor < 1 {
-			return 0, 0, f, errInvalidCursor
-		}
+	if limit, cursor, err = seqPage(c, auditDefaultLimit, auditMaxLimit); err != nil {
+		return 0, 0, f, err
 	}
 	if s, ok := c.GetQuery("item_id"); ok {
 		if f.ItemID, err = strconv.ParseInt(s, 10, 64); err != nil || f.ItemID < 1 {
@@ -62,4 +54,22 @@ func auditQuery(c *gin.Context) (limit int, cursor int64, f audit.Filter, err er
 	}
 	f.Action = c.Query("action")
 	return limit, cursor, f, nil
+}
+
+// seqPage reads the limit (def when absent, at most most) and cursor of a
+// list paged by a sequence number, newest first: the cursor is the number
+// of the previous page's last entry.
+func seqPage(c *gin.Context, def, most int) (limit int, cursor int64, err error) {
+	limit = def
+	if s, ok := c.GetQuery("limit"); ok {
+		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > most {
+			return 0, 0, invalidLimit(most)
+		}
+	}
+	if s, ok := c.GetQuery("cursor"); ok {
+		if cursor, err = strconv.ParseInt(s, 10, 64); err != nil || cursor < 1 {
+			return 0, 0, errInvalidCursor
+		}
+	}
+	return limit, cursor, nil
 }

@@ -131,16 +131,8 @@ func (w webhookAPI) list(c *gin.Context) {
 }
 
 func webhooksQuery(c *gin.Context) (limit int, cursor int64, state string, err error) {
-	limit = webhooksDefaultLimit
-	if s, ok := c.GetQuery("limit"); ok {
-		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > webhooksMaxLimit {
-			return 0, 0, "", invalidLimit(webhooksMaxLimit)
-		}
-	}
-	if s, ok := c.GetQuery("cursor"); ok {
-		if cursor, err = strconv.ParseInt(s, 10, 64); err != nil || cursor < 1 {
-			return 0, 0, "", errInvalidCursor
-		}
+	if limit, cursor, err = seqPage(c, webhooksDefaultLimit, webhooksMaxLimit); err != nil {
+		return 0, 0, "", err
 	}
 	switch state = c.Query("state"); state {
 	case "", webhook.StatePending, webhook.StateDelivered, webhook.StateFailed:
