@@ -35,6 +35,8 @@ type Deps struct {
 	Revocations Revocations        // revoke.Store: admin sessions signed out
 	Limiter     *ratelimit.Limiter // nil: no rate limits
 	Gate        *admission.Gate    // nil: every purchase reaches Redis
+	PowPricer   PowPricer          // pow.Pricer: the proof of work's difficulty; nil: Settings.PowDifficulty for everyone
+	PowLedger   PowLedger          // pow.Ledger: proofs spent; needed when Settings.RequireProofOfWork
 	SoldOut     *soldout.Marks     // nil: no local sold-out marks
 	Metrics     *Metrics
 	Reports     Reports    // report.Builder: post-sale reports from MySQL
@@ -104,6 +106,11 @@ type Settings struct {
 	// PaymentSecret checks the payment provider's callbacks; empty: they
 	// are refused.
 	PaymentSecret string
+	// RequireProofOfWork makes joining a waiting room (and every route
+	// guarded by proofOfWork) need a solved challenge; PowDifficulty is the
+	// base difficulty, in leading zero bits.
+	RequireProofOfWork bool
+	PowDifficulty      int
 }
 
 // Rates are the limits the server applies.
@@ -158,7 +165,8 @@ func New(d Deps) *gin.Engine {
 	v1.POST("/items/:id/purchase", d.Metrics.purchaseOutcome, countPurchase(d.Counters), g.soldOutMark, noStore, g.shopper, g.purchaseLimit(),
 		g.requirePurchaseToken, shop.purchase)
 
-	v1.POST("/items/:id/room", noStore, g.shopper, g.limit("room"), room.join)
+	v1.POST("/items/:id/challenge", noStore, g.shopper, g.limit("challenge"), a.challenges.challenge)
+	v1.POST("/items/:id/room", noStore, g.shopper, g.limit("room"), g.proofOfWork, room.join)
 	v1.GET("/items/:id/room", noStore, g.shopper, g.limit("room"), room.look)
 	v1.GET("/items/:id/room/events", streams, room.events)
 
@@ -199,18 +207,19 @@ func New(d Deps) *gin.Engine {
 
 // areas are the handler groups of one server.
 type areas struct {
-	log      *slog.Logger
-	guards   *guards
-	ops      opsAPI
-	sessions sessionAPI
-	shop     shopAPI
-	orders   orderAPI
-	room     roomAPI
-	admin    adminAPI
-	report   reportAPI
-	webhooks webhookAPI
-	payments paymentAPI
-	snaps    *snapshots
+	log        *slog.Logger
+	guards     *guards
+	ops        opsAPI
+	sessions   sessionAPI
+	shop       shopAPI
+	orders     orderAPI
+	room       roomAPI
+	challenges challengeAPI
+	admin      adminAPI
+	report     reportAPI
+	webhooks   webhookAPI
+	payments   paymentAPI
+	snaps      *snapshots
 }
 
 // newAreas hands each group of handlers the parts it uses, and no others.
@@ -225,7 +234,8 @@ func newAreas(d Deps) areas {
 	sse := sseStreams{stopping: d.Stopping}
 	cookies := cookieRules{secure: d.SecureCookies}
 	reserved := &saleSet{}
-	g := newGuards(rep, d, purchaseTok, admissionTok, reserved)
+	proofs := newProofs(d, log)
+	g := newGuards(rep, d, purchaseTok, admissionTok, reserved, proofs)
 	return areas{
 		log: log, guards: g, snaps: snaps,
 		ops:      opsAPI{replier: rep, ready: cachedReady(d.Ready, d.OpsCache), web: d.Web},
@@ -237,8 +247,9 @@ func newAreas(d Deps) areas {
 		payments: paymentAPI{replier: rep, payments: d.Sales, secret: []byte(d.PaymentSecret), wall: time.Now},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
 			window: purchaseTok.ttl, admissions: admissionTok, counters: d.Counters},
-		report:   reportAPI{saleView: sales, reports: d.Reports, orders: d.Orders},
-		webhooks: newWebhookAPI(rep, d),
+		challenges: challengeAPI{saleView: sales, proofs: proofs},
+		report:     reportAPI{saleView: sales, reports: d.Reports, orders: d.Orders},
+		webhooks:   newWebhookAPI(rep, d),
 		admin: adminAPI{saleView: sales, sales: d.Sales, retirer: d.Sales, orders: d.Sales, sync: d.Syncer, dashboard: d.Events,
 			audit: d.Audit, sessions: g.adminSess, sse: sse},
 	}
