@@ -61,7 +61,7 @@ type Config struct {
 }
 
 // DefaultPoWDifficulty is SECKILL_POW_DIFFICULTY's default.
-const DefaultPoWDifficulty = 16
+const DefaultPoWDifficulty = 15
 
 // ErrInvalid is returned (wrapped) for a setting that is missing or malformed.
 var ErrInvalid = errors.New("config: invalid setting")
@@ -124,9 +124,11 @@ func Load(getenv func(string) string) (Config, error) {
 		// waiting anyway, and a bot pays it per attempt. A shop turns it
 		// off only where no person waits (a rehearsal, a test).
 		PoW: r.onOff("SECKILL_POW", true),
-		// About a third of a second in a browser on one core of this
-		// kind of machine (docs/benchmarks.md); every doubling of a
-		// network's rate or refused proof adds a bit on top.
+		// 32,768 hashes expected: a median of a few tenths of a second
+		// in headless Chromium on this kind of machine, busy or not
+		// (docs/benchmarks.md), nine in ten shoppers under a second;
+		// each doubling of a network's rate, and each refused proof,
+		// doubles it.
 		PoWDifficulty: r.integer("SECKILL_POW_DIFFICULTY", DefaultPoWDifficulty),
 	}
 	if r.err != nil {
