@@ -124,11 +124,11 @@ func Load(getenv func(string) string) (Config, error) {
 		// waiting anyway, and a bot pays it per attempt. A shop turns it
 		// off only where no person waits (a rehearsal, a test).
 		PoW: r.onOff("SECKILL_POW", true),
-		// 32,768 hashes expected: a median of a few tenths of a second
-		// in headless Chromium on this kind of machine, busy or not
-		// (docs/benchmarks.md), nine in ten shoppers under a second;
-		// each doubling of a network's rate, and each refused proof,
-		// doubles it.
+		// 32,768 hashes expected: a median of about a tenth of a second
+		// in headless Chromium on a busy 2-core machine, nine in ten
+		// solves under 0.4 s (docs/benchmarks.md); 16 bits doubled
+		// that, putting the slowest tenth over a second. Each doubling
+		// of a network's rate, and each refused proof, doubles it.
 		PoWDifficulty: r.integer("SECKILL_POW_DIFFICULTY", DefaultPoWDifficulty),
 	}
 	if r.err != nil {
