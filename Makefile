@@ -126,7 +126,7 @@ k6-soak: k6 ## Mixed traffic for an hour (SHORT=1: 30 s)
 BENCH_MYSQL_DSN  ?= $(SECKILL_DB_USER):$(SECKILL_DB_PASSWORD)@tcp($(SECKILL_DB_HOST):$(SECKILL_DB_PORT))/?parseTime=true&loc=UTC
 BENCH_REDIS_ADDR ?= $(RUN_REDIS_ADDR)
 
-bench: services build ## Run the benchmark (a few minutes); writes docs/benchmarks.md
+bench: services chromium build ## Run the benchmark (a few minutes); writes docs/benchmarks.md
 	$(GO) build -o bin/bench ./cmd/bench
 	scripts/wrk.sh
 	bin/bench -mysql '$(BENCH_MYSQL_DSN)' -redis '$(BENCH_REDIS_ADDR)' -seckill $(BIN) -docs docs/benchmarks.md

@@ -6,7 +6,11 @@
 // sold out; answers with Retry-After (429, 503) are waited out as told. It
 // fails unless exactly STOCK purchases succeed, every shopper ends admitted
 // or told sold out, no request gets a 5xx other than a 503 with Retry-After,
-// and the stores agree once the queue is drained.
+// and the stores agree once the queue is drained. A join pays with a proof
+// of work as the page does (lib.js withProof): every shopper comes from one
+// address, so against a server at the default difficulty each pays what a
+// farm of bots would; rehearse the room itself against a server run with
+// SECKILL_POW_DIFFICULTY=4, as scripts/k6-ci.sh does, or SECKILL_POW=off.
 //
 //   ADMIN_TOKEN=... JWT_SECRET=... k6 run loadtest/waiting_room.js
 //   env: BASE_URL, SHOPPERS (1000), STOCK (100), RATE (50 per second),
@@ -15,7 +19,7 @@ import http from 'k6/http';
 import { check, sleep } from 'k6';
 import { Counter, Trend } from 'k6/metrics';
 import exec from 'k6/execution';
-import { BASE_URL, int, auth, saleForTest, checkAfterSale } from './lib.js';
+import { BASE_URL, int, auth, saleForTest, checkAfterSale, withProof } from './lib.js';
 
 const SHOPPERS = int('SHOPPERS', 1000);
 const STOCK = int('STOCK', 100);
@@ -45,8 +49,9 @@ export function setup() {
   return saleForTest({ label: 'k6 waiting room', stock: STOCK, shoppers: SHOPPERS, opensIn: OPENS_IN, namePrefix: 'k6-room', extra: { room_rate: RATE } });
 }
 
-const room = (data, method, token) => http.request(method, `${BASE_URL}/api/v1/items/${data.saleID}/room`, null,
-  { ...auth(token), tags: { kind: method === 'POST' ? 'join' : 'look' } });
+const room = (data, method, token, proof) => http.request(method, `${BASE_URL}/api/v1/items/${data.saleID}/room`, null,
+  { ...auth(token, proof ? { 'X-Proof-Of-Work': proof } : {}), tags: { kind: method === 'POST' ? 'join' : 'look' } });
+const join = (data, token) => withProof(data.saleID, token, (proof) => room(data, 'POST', token, proof));
 
 export default function (data) {
   const n = exec.vu.idInTest - 1;
@@ -56,11 +61,11 @@ export default function (data) {
   if (arrive > Date.now()) sleep((arrive - Date.now()) / 1000);
   const joinedAt = Date.now();
   let joined = false;
-  let r = room(data, 'POST', token);
+  let r = join(data, token);
   for (let polls = 0; polls < 600; polls++) {
     if (r.headers['Retry-After'] && (r.status === 429 || r.status === 503)) {
       sleep(Number(r.headers['Retry-After'])); // throttled or busy: wait as told
-      r = room(data, joined ? 'GET' : 'POST', token);
+      r = joined ? room(data, 'GET', token) : join(data, token);
       continue;
     }
     joined = true;

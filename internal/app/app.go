@@ -29,6 +29,7 @@ import (
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/orderfeed"
+	"github.com/seckill/seckill/internal/pow"
 	"github.com/seckill/seckill/internal/ratelimit"
 	"github.com/seckill/seckill/internal/redisconn"
 	"github.com/seckill/seckill/internal/report"
@@ -181,7 +182,11 @@ func (a *App) listen(now func() time.Time) error {
 		Webhooks:    a.webhooks,
 		Revocations: revoke.New(a.rdb, a.keys),
 		Limiter:     a.limiter, Gate: a.gate, SoldOut: a.soldOut, Metrics: a.metrics,
-		Reports: report.New(a.db, now), Counters: a.counters,
+		// A proof's age and a network's rate are real time, whatever clock
+		// decides the sales.
+		PowPricer: pow.NewPricer(a.rdb, a.keys, pow.DefaultPolicy(a.cfg.PoWDifficulty), time.Now),
+		PowLedger: pow.NewLedger(a.rdb, a.keys, time.Now),
+		Reports:   report.New(a.db, now), Counters: a.counters,
 		Tokens: httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
 		Web:    web.FS, Logger: a.log, Now: now,
 		NewOrderID: func() string { return ulid.Make().String() },
@@ -194,6 +199,7 @@ func (a *App) listen(now func() time.Time) error {
 			BodyTimeout: cmp.Or(a.cfg.BodyTimeout, 10*time.Second), OpsCache: a.cfg.OpsCache,
 			WebhookEndpoints: a.cfg.WebhookURLs, WebhookGiveUp: a.cfg.WebhookGiveUp,
 			DemoPayments: a.cfg.DemoPayments, PaymentSecret: a.cfg.PaymentSecret,
+			RequireProofOfWork: a.cfg.PoW, PowDifficulty: a.cfg.PoWDifficulty,
 		},
 	})
 	ln, err := net.Listen("tcp", a.cfg.HTTPAddr)

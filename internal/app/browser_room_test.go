@@ -34,7 +34,7 @@ func TestBrowserWaitingRoom(t *testing.T) {
 	id := roomSale(t, s, 5, 1, opens)
 	roomPath := "/api/v1/items/" + itoa(id) + "/room"
 	for _, u := range []string{"ann", "ben", "cat"} {
-		check(t, s.call(t, "POST", roomPath, mintToken(t, u), nil), want{200, "", ""})
+		check(t, s.join(t, id, mintToken(t, u)), want{200, "", ""})
 	}
 
 	b.open("/sale/" + itoa(id))
@@ -93,7 +93,7 @@ func TestBrowserWaitingRoomSoldOut(t *testing.T) {
 	id := roomSale(t, s, 1, 10, clk.Now().Add(-time.Minute))
 	roomPath := "/api/v1/items/" + itoa(id) + "/room"
 	dave := mintToken(t, "dave")
-	check(t, s.call(t, "POST", roomPath, dave, nil), want{200, "", ""}) // first in line after the opening
+	check(t, s.join(t, id, dave), want{200, "", ""}) // first in line after the opening
 
 	b := newTab(t, s)
 	b.signInAt("erin")

@@ -25,9 +25,8 @@ func TestBrowserRoomChanceGood(t *testing.T) {
 	clk := &liveClock{}
 	s := startLive(t, clk)
 	id := roomSale(t, s, 100, 1, clk.Now().Add(-time.Minute))
-	roomPath := "/api/v1/items/" + itoa(id) + "/room"
 	for i := range 30 {
-		check(t, s.call(t, "POST", roomPath, mintToken(t, fmt.Sprintf("ahead%d", i)), nil), want{200, "", ""})
+		check(t, s.join(t, id, mintToken(t, fmt.Sprintf("ahead%d", i))), want{200, "", ""})
 	}
 	b := newTab(t, s)
 	b.signInAt("gina")
@@ -55,7 +54,7 @@ func TestBrowserRoomChanceSoldOut(t *testing.T) {
 	tok := map[string]string{}
 	for _, u := range []string{"dave", "eve", "fay"} {
 		tok[u] = mintToken(t, u)
-		check(t, s.call(t, "POST", roomPath, tok[u], nil), want{200, "", ""})
+		check(t, s.join(t, id, tok[u]), want{200, "", ""})
 	}
 
 	b := newTab(t, s)

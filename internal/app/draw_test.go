@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seckill/seckill/internal/httpapi"
 	"github.com/seckill/seckill/internal/testenv"
 )
 
@@ -145,27 +146,31 @@ func TestDrawIsVerifiableAndPassesEveryUnitOn(t *testing.T) {
 			size = sizes["EU 42"]
 		}
 		if i == 1 { // first enters for the other size, then changes
-			r := s.call(t, "POST", path+"/entry", tokens[u], map[string]any{"variant_id": sizes["EU 42"]})
+			r := s.enter(t, id, tokens[u], sizes["EU 42"])
 			if r.status != 200 {
 				t.Fatalf("enter: %d %s", r.status, r.raw)
 			}
 		}
-		r := s.call(t, "POST", path+"/entry", tokens[u], map[string]any{"variant_id": size})
+		r := s.enter(t, id, tokens[u], size)
 		if r.status != 200 || r.str("entry_id") != sha(salt, []byte(u)) || int64(num(r.body, "variant_id")) != size {
 			t.Fatalf("enter %s: %d %s; want entry_id %s", u, r.status, r.raw, sha(salt, []byte(u)))
 		}
 		entryOf[r.str("entry_id")] = u
 	}
+	if r := s.call(t, "POST", path+"/entry", tokens["drawer-02"], map[string]any{"variant_id": sizes["EU 41"]}); r.status != 403 ||
+		r.errCode() != "proof_of_work_required" {
+		t.Fatalf("entry without a proof of work: %d %s", r.status, r.raw)
+	}
 	if r := s.call(t, "GET", path+"/entry", tokens["drawer-01"], nil); r.body["result"] != nil ||
 		int64(num(r.body, "variant_id")) != sizes["EU 41"] {
 		t.Fatalf("entry before the draw: %s", r.raw)
 	}
-	if r := s.call(t, "POST", path+"/entry", tokens["drawer-01"], map[string]any{"variant_id": 999999}); r.status != 404 {
+	if r := s.enter(t, id, tokens["drawer-01"], 999999); r.status != 404 {
 		t.Fatalf("entry for no such variant: %d %s", r.status, r.raw)
 	}
 
 	clk.Add(10 * time.Minute)
-	if r := s.call(t, "POST", path+"/entry", s.login(t, "late"), map[string]any{"variant_id": sizes["EU 41"]}); r.status != 409 ||
+	if r := s.enter(t, id, s.login(t, "late"), sizes["EU 41"]); r.status != 409 ||
 		r.errCode() != "entries_closed" {
 		t.Fatalf("entry after the close: %d %s", r.status, r.raw)
 	}
@@ -290,6 +295,14 @@ func TestDrawIsVerifiableAndPassesEveryUnitOn(t *testing.T) {
 	if r := s.call(t, "GET", path+"/entry", s.login(t, entryOf[eu41[5]]), nil); r.str("result") != "lost" || r.body["position"] != nil {
 		t.Fatalf("an unreached entry after the end: %s", r.raw)
 	}
+}
+
+// enter enters a shopper in draw sale id for variant, paying with a proof
+// of work as the page does.
+func (s *server) enter(tb testing.TB, id int64, tok string, variant any) reply {
+	tb.Helper()
+	return s.call(tb, "POST", "/api/v1/items/"+itoa(id)+"/entry", tok, map[string]any{"variant_id": variant},
+		httpapi.ProofOfWorkHeader, s.proof(tb, id, tok))
 }
 
 // waitOrders waits until MySQL holds n orders of the sale, any status.

@@ -40,7 +40,7 @@ func TestDrawBackfillSellsEveryUnit(t *testing.T) {
 			}
 			u := fmt.Sprintf("backfill-%02d", i)
 			tokens[i] = srv.login(t, u)
-			r := srv.call(t, "POST", path+"/entry", tokens[i], map[string]any{"variant_id": sizes[labels[i%3]]})
+			r := srv.enter(t, id, tokens[i], sizes[labels[i%3]])
 			if r.status != 200 {
 				t.Errorf("enter %s: %d %s", u, r.status, r.raw)
 			}

@@ -68,7 +68,11 @@ func startLogged(tb testing.TB, clk interface{ Now() time.Time }, log *slog.Logg
 		// purpose; they call the endpoint themselves.
 		// Tests move the clock past sales' ends; unpaid orders must not time
 		// out under them unless a test asks for a payment timeout.
-		PaymentTimeout: 100 * 365 * 24 * time.Hour, SweepEvery: 100 * time.Millisecond, ReconcileEvery: time.Hour}
+		PaymentTimeout: 100 * 365 * 24 * time.Hour, SweepEvery: 100 * time.Millisecond, ReconcileEvery: time.Hour,
+		// The proof of work is on, as it is by default: tests join rooms as
+		// clients do, solving a challenge (server.join), at a difficulty
+		// that costs microseconds, -race included.
+		PoW: true, PoWDifficulty: testPowBits}
 	for _, o := range opts {
 		o(&cfg)
 	}

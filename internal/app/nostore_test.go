@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/seckill/seckill/internal/httpapi"
 )
 
 // TestPrivateAnswersAreNotStored walks every route whose answer carries a
@@ -41,7 +43,9 @@ func TestPrivateAnswersAreNotStored(t *testing.T) {
 		{"GET", item + "/purchase-token", shopper, nil, 200, nil},
 		{"POST", item + "/purchase", shopper, nil, 202, []string{"Idempotency-Key", "ns-1"}},
 		{"POST", item + "/purchase", s.login(t, "ns-third"), nil, 202, nil},
-		{"POST", room, shopper, nil, 200, nil},
+		{"POST", "/api/v1/items/" + itoa(roomID) + "/challenge", shopper, nil, 200, nil},
+		{"POST", room, shopper, nil, 403, nil}, // no proof of work
+		{"POST", room, shopper, nil, 200, []string{httpapi.ProofOfWorkHeader, s.proof(t, roomID, shopper)}},
 		{"GET", room, shopper, nil, 200, nil},
 		{"GET", "/api/v1/orders", shopper, nil, 200, nil},
 		{"GET", "/api/v1/orders", "", nil, 401, nil},

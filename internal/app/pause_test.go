@@ -132,12 +132,12 @@ func TestPausedRoomAdmitsNoOne(t *testing.T) {
 	roomPath := "/api/v1/items/" + itoa(id) + "/room"
 	alice, bob, carol := mintToken(t, "alice"), mintToken(t, "bob"), mintToken(t, "carol")
 
-	admitted := a.call(t, "POST", roomPath, alice, nil)
+	admitted := a.join(t, id, alice)
 	if admitted.str("state") != "admitted" {
 		t.Fatalf("first in the room: %s", admitted.raw)
 	}
 	for _, tok := range []string{bob, carol} {
-		if r := b.call(t, "POST", roomPath, tok, nil); r.str("state") != "waiting" {
+		if r := b.join(t, id, tok); r.str("state") != "waiting" {
 			t.Fatalf("join: %s", r.raw)
 		}
 	}

@@ -195,7 +195,7 @@ func TestRoomReport(t *testing.T) {
 	roomPath := "/api/v1/items/" + itoa(id) + "/room"
 	toks := []string{mintToken(t, "pat"), mintToken(t, "quinn"), mintToken(t, "rey")}
 	for _, tok := range toks {
-		if r := s.call(t, "POST", roomPath, tok, nil); r.status != 200 || r.str("state") != "waiting" {
+		if r := s.join(t, id, tok); r.status != 200 || r.str("state") != "waiting" {
 			t.Fatalf("join: %d %s", r.status, r.raw)
 		}
 	}

@@ -27,7 +27,7 @@ func TestWaitingRoomChance(t *testing.T) {
 	tokens := make([]string, shoppers)
 	for i := range tokens {
 		tokens[i] = mintToken(t, fmt.Sprintf("chance%d", i))
-		if r := s.call(t, "POST", roomPath, tokens[i], nil); r.status != 200 || r.body["chance"] != nil {
+		if r := s.join(t, id, tokens[i]); r.status != 200 || r.body["chance"] != nil {
 			t.Fatalf("a chance before the opening draw: %s", r.raw)
 		}
 	}

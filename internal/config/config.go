@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seckill/seckill/internal/pow"
 	"github.com/seckill/seckill/internal/ratelimit"
 	"github.com/seckill/seckill/internal/redisconn"
 )
@@ -55,7 +56,12 @@ type Config struct {
 	WebhookTimeout time.Duration    // SECKILL_WEBHOOK_TIMEOUT: how long one delivery attempt may take
 	PaymentSecret  string           // SECKILL_PAYMENT_SECRET: checks the payment provider's callbacks; empty = callbacks refused
 	DemoPayments   bool             // SECKILL_DEMO_PAYMENTS: the shopper's simulated "Pay"; off in production
+	PoW            bool             // SECKILL_POW: joining a waiting room (or entering a draw) needs a proof of work; "off" turns it off
+	PoWDifficulty  int              // SECKILL_POW_DIFFICULTY: the base difficulty in leading zero bits, before adapting
 }
+
+// DefaultPoWDifficulty is SECKILL_POW_DIFFICULTY's default.
+const DefaultPoWDifficulty = 15
 
 // ErrInvalid is returned (wrapped) for a setting that is missing or malformed.
 var ErrInvalid = errors.New("config: invalid setting")
@@ -114,6 +120,16 @@ func Load(getenv func(string) string) (Config, error) {
 		WebhookTimeout: r.duration("SECKILL_WEBHOOK_TIMEOUT", 10*time.Second),
 		PaymentSecret:  r.str("SECKILL_PAYMENT_SECRET", ""),
 		DemoPayments:   r.boolean("SECKILL_DEMO_PAYMENTS", false),
+		// On: a person's browser pays a fraction of a second once, while
+		// waiting anyway, and a bot pays it per attempt. A shop turns it
+		// off only where no person waits (a rehearsal, a test).
+		PoW: r.onOff("SECKILL_POW", true),
+		// 32,768 hashes expected: a median of about a tenth of a second
+		// in headless Chromium on a busy 2-core machine, nine in ten
+		// solves under 0.4 s (docs/benchmarks.md); 16 bits doubled
+		// that, putting the slowest tenth over a second. Each doubling
+		// of a network's rate, and each refused proof, doubles it.
+		PoWDifficulty: r.integer("SECKILL_POW_DIFFICULTY", DefaultPoWDifficulty),
 	}
 	if r.err != nil {
 		return Config{}, r.err
@@ -158,6 +174,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: SECKILL_PAYMENT_SECRET must be at least %d bytes", ErrInvalid, MinSecretLen)
 	case c.WebhookGiveUp <= 0 || c.WebhookTimeout <= 0:
 		return fmt.Errorf("%w: SECKILL_WEBHOOK_GIVE_UP and SECKILL_WEBHOOK_TIMEOUT must be positive", ErrInvalid)
+	case c.PoWDifficulty < 0 || c.PoWDifficulty > pow.MaxDifficulty:
+		return fmt.Errorf("%w: SECKILL_POW_DIFFICULTY must be between 0 and %d bits", ErrInvalid, pow.MaxDifficulty)
 	case c.PaymentTimeout <= 0 || c.SweepEvery <= 0 || c.ReconcileEvery <= 0:
 		return fmt.Errorf("%w: SECKILL_PAYMENT_TIMEOUT, SECKILL_SWEEP_INTERVAL and SECKILL_RECONCILE_INTERVAL must be positive", ErrInvalid)
 	}
@@ -193,6 +211,17 @@ func (r *reader) boolean(name string, def bool) bool {
 		r.fail(name, v, err)
 	}
 	return b
+}
+
+// onOff reads "on" or "off", or any form strconv.ParseBool takes.
+func (r *reader) onOff(name string, def bool) bool {
+	switch r.getenv(name) {
+	case "on":
+		return true
+	case "off":
+		return false
+	}
+	return r.boolean(name, def)
 }
 
 func (r *reader) integer(name string, def int) int {

@@ -71,6 +71,9 @@ func TestInvalid(t *testing.T) {
 		"negative sse cap":   secrets(map[string]string{"SECKILL_SSE_PER_IP": "-1"}),
 		"long ops cache":     secrets(map[string]string{"SECKILL_OPS_CACHE": "1m"}),
 		"negative ops cache": secrets(map[string]string{"SECKILL_OPS_CACHE": "-1s"}),
+		"bad pow":            secrets(map[string]string{"SECKILL_POW": "sometimes"}),
+		"negative pow bits":  secrets(map[string]string{"SECKILL_POW_DIFFICULTY": "-1"}),
+		"too many pow bits":  secrets(map[string]string{"SECKILL_POW_DIFFICULTY": "27"}),
 	}
 	for name, m := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -130,5 +133,21 @@ func TestAdmission(t *testing.T) {
 		if err != nil || c.AdmitMultiple != tt.multiple || c.AdmitFloor != tt.floor {
 			t.Errorf("%v: multiple %d, floor %d, err %v; want %d and %d", tt.env, c.AdmitMultiple, c.AdmitFloor, err, tt.multiple, tt.floor)
 		}
+	}
+}
+
+// TestProofOfWork: on by default at the default difficulty; "off" (or
+// false) turns it off.
+func TestProofOfWork(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]bool{"": true, "on": true, "off": false, "false": false, "1": true} {
+		c, err := config.Load(env(secrets(map[string]string{"SECKILL_POW": in})))
+		if err != nil || c.PoW != want || c.PoWDifficulty != config.DefaultPoWDifficulty {
+			t.Errorf("SECKILL_POW=%q: %v at %d bits, %v; want %v", in, c.PoW, c.PoWDifficulty, err, want)
+		}
+	}
+	c, err := config.Load(env(secrets(map[string]string{"SECKILL_POW_DIFFICULTY": "0"})))
+	if err != nil || c.PoWDifficulty != 0 {
+		t.Errorf("SECKILL_POW_DIFFICULTY=0: %d, %v", c.PoWDifficulty, err)
 	}
 }

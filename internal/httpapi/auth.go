@@ -111,14 +111,15 @@ type guards struct {
 	requireToken bool
 	soldOut      *soldout.Marks
 	reserved     *saleSet // sales whose purchases the reserve script rate-limits
+	proofs       *proofs
 	now          func() time.Time
 }
 
-func newGuards(rep replier, d Deps, purchaseTok, admissionTok purchaseTokens, reserved *saleSet) *guards {
+func newGuards(rep replier, d Deps, purchaseTok, admissionTok purchaseTokens, reserved *saleSet, proofs *proofs) *guards {
 	return &guards{replier: rep, tokens: d.Tokens, adminDigest: sha256.Sum256([]byte(d.AdminToken)),
 		adminSess: newAdminSessions(string(d.Tokens.secret), d.AdminToken, d.Now, d.Revocations),
 		limiter:   d.Limiter, rates: d.Rates, purchaseTok: purchaseTok, admissionTok: admissionTok,
-		requireToken: d.RequirePurchaseToken, soldOut: d.SoldOut, reserved: reserved, now: d.Now}
+		requireToken: d.RequirePurchaseToken, soldOut: d.SoldOut, reserved: reserved, proofs: proofs, now: d.Now}
 }
 
 // shopper requires a valid token from the Authorization header or, failing

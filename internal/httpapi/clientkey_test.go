@@ -17,3 +17,20 @@ func TestClientKey(t *testing.T) {
 		}
 	}
 }
+
+func TestNetworkKey(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"192.0.2.7":                     "192.0.2.0/24",
+		"192.0.2.250":                   "192.0.2.0/24", // a neighbour: the same network
+		"192.0.3.7":                     "192.0.3.0/24",
+		"::ffff:192.0.2.7":              "192.0.2.0/24",
+		"2001:db8:1:2:ffff:ffff:ffff:1": "2001:db8:1:2::/64",
+		"not an ip":                     "not an ip",
+	}
+	for in, want := range tests {
+		if got := networkKey(in); got != want {
+			t.Errorf("networkKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

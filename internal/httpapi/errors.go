@@ -35,7 +35,12 @@ type Error struct {
 	// AvailableVariants are, in a sold_out answer, the sale's variants that
 	// still have stock, so the page can offer them.
 	AvailableVariants *[]int64 `json:"available_variants,omitempty"`
-	wrongType         bool     // a JSON value of the wrong type, e.g. "2" for a number
+	// Challenge and Difficulty are, in a proof_of_work_required answer, a
+	// fresh challenge for this shopper and sale and the bits it asks, so a
+	// client solves it and retries without another round trip.
+	Challenge  string `json:"challenge,omitempty"`
+	Difficulty *int   `json:"difficulty,omitempty"`
+	wrongType  bool   // a JSON value of the wrong type, e.g. "2" for a number
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -117,6 +122,9 @@ var (
 	errNoEntry        = apiErr(http.StatusNotFound, "entry_not_found", "you have not entered this draw")
 	errNoWaitingRoom  = apiErr(http.StatusConflict, "no_waiting_room",
 		"this sale has no waiting room: buy with a purchase token from /purchase-token")
+	// errPowRequired is the refusal of a missing or bad proof of work; the
+	// answer is a copy carrying a fresh challenge (powRequired).
+	errPowRequired = apiErr(http.StatusForbidden, "proof_of_work_required", "this action needs a proof of work")
 
 	errOrderNotFound  = apiErr(http.StatusNotFound, "order_not_found", "no such order")
 	errOrderPaid      = apiErr(http.StatusConflict, "order_paid", "this order is paid and can no longer be cancelled")

@@ -105,3 +105,23 @@ func clientKey(ip string) string {
 	}
 	return p.String()
 }
+
+// networkKey is the client network the proof of work's difficulty follows:
+// the /24 of an IPv4 address, the /64 of an IPv6 one, about what one
+// customer of a host or a carrier holds, so a farm of bots renting
+// neighbouring addresses still counts as one.
+func networkKey(ip string) string {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
+	}
+	addr, bits := addr.Unmap(), 64
+	if addr.Is4() {
+		bits = 24
+	}
+	p, err := addr.Prefix(bits)
+	if err != nil {
+		return ip
+	}
+	return p.String()
+}

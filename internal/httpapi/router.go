@@ -36,6 +36,8 @@ type Deps struct {
 	Revocations Revocations        // revoke.Store: admin sessions signed out
 	Limiter     *ratelimit.Limiter // nil: no rate limits
 	Gate        *admission.Gate    // nil: every purchase reaches Redis
+	PowPricer   PowPricer          // pow.Pricer: the proof of work's difficulty; nil: Settings.PowDifficulty for everyone
+	PowLedger   PowLedger          // pow.Ledger: proofs spent; needed when Settings.RequireProofOfWork
 	SoldOut     *soldout.Marks     // nil: no local sold-out marks
 	Metrics     *Metrics
 	Reports     Reports    // report.Builder: post-sale reports from MySQL
@@ -105,6 +107,11 @@ type Settings struct {
 	// PaymentSecret checks the payment provider's callbacks; empty: they
 	// are refused.
 	PaymentSecret string
+	// RequireProofOfWork makes joining a waiting room (and every route
+	// guarded by proofOfWork) need a solved challenge; PowDifficulty is the
+	// base difficulty, in leading zero bits.
+	RequireProofOfWork bool
+	PowDifficulty      int
 }
 
 // Rates are the limits the server applies.
@@ -159,11 +166,12 @@ func New(d Deps) *gin.Engine {
 	v1.POST("/items/:id/purchase", d.Metrics.purchaseOutcome, countPurchase(d.Counters), g.soldOutMark, noStore, g.shopper, g.purchaseLimit(),
 		g.requirePurchaseToken, shop.purchase)
 
-	v1.POST("/items/:id/room", noStore, g.shopper, g.limit("room"), room.join)
+	v1.POST("/items/:id/challenge", noStore, g.shopper, g.limit("challenge"), a.challenges.challenge)
+	v1.POST("/items/:id/room", noStore, g.shopper, g.limit("room"), g.proofOfWork, room.join)
 	v1.GET("/items/:id/room", noStore, g.shopper, g.limit("room"), room.look)
 	v1.GET("/items/:id/room/events", streams, room.events)
 
-	v1.POST("/items/:id/entry", noStore, g.shopper, g.limit("entry"), a.draws.enter)
+	v1.POST("/items/:id/entry", noStore, g.shopper, g.limit("entry"), g.proofOfWork, a.draws.enter)
 	v1.GET("/items/:id/entry", noStore, g.shopper, a.draws.look)
 	v1.GET("/items/:id/draw", a.draws.proof)
 
@@ -204,19 +212,20 @@ func New(d Deps) *gin.Engine {
 
 // areas are the handler groups of one server.
 type areas struct {
-	log      *slog.Logger
-	guards   *guards
-	ops      opsAPI
-	sessions sessionAPI
-	shop     shopAPI
-	orders   orderAPI
-	room     roomAPI
-	draws    drawAPI
-	admin    adminAPI
-	report   reportAPI
-	webhooks webhookAPI
-	payments paymentAPI
-	snaps    *snapshots
+	log        *slog.Logger
+	guards     *guards
+	ops        opsAPI
+	sessions   sessionAPI
+	shop       shopAPI
+	orders     orderAPI
+	room       roomAPI
+	draws      drawAPI
+	challenges challengeAPI
+	admin      adminAPI
+	report     reportAPI
+	webhooks   webhookAPI
+	payments   paymentAPI
+	snaps      *snapshots
 }
 
 // newAreas hands each group of handlers the parts it uses, and no others.
@@ -231,7 +240,8 @@ func newAreas(d Deps) areas {
 	sse := sseStreams{stopping: d.Stopping}
 	cookies := cookieRules{secure: d.SecureCookies}
 	reserved := &saleSet{}
-	g := newGuards(rep, d, purchaseTok, admissionTok, reserved)
+	proofs := newProofs(d, log)
+	g := newGuards(rep, d, purchaseTok, admissionTok, reserved, proofs)
 	return areas{
 		log: log, guards: g, snaps: snaps,
 		ops:      opsAPI{replier: rep, ready: cachedReady(d.Ready, d.OpsCache), web: d.Web},
@@ -243,9 +253,10 @@ func newAreas(d Deps) areas {
 		payments: paymentAPI{replier: rep, payments: d.Sales, secret: []byte(d.PaymentSecret), wall: time.Now},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
 			window: purchaseTok.ttl, admissions: admissionTok, counters: d.Counters, unpaid: newUnpaidUnits(d.Orders)},
-		draws:    drawAPI{replier: rep, draws: d.Draws, tokens: purchaseTok},
-		report:   reportAPI{saleView: sales, reports: d.Reports, orders: d.Orders},
-		webhooks: newWebhookAPI(rep, d),
+		draws:      drawAPI{replier: rep, draws: d.Draws, tokens: purchaseTok},
+		challenges: challengeAPI{saleView: sales, proofs: proofs},
+		report:     reportAPI{saleView: sales, reports: d.Reports, orders: d.Orders},
+		webhooks:   newWebhookAPI(rep, d),
 		admin: adminAPI{saleView: sales, sales: d.Sales, retirer: d.Sales, orders: d.Sales, sync: d.Syncer, dashboard: d.Events,
 			audit: d.Audit, sessions: g.adminSess, sse: sse},
 	}

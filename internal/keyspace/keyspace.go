@@ -33,6 +33,20 @@ func (s Space) OrdersChannel() string { return s.prefix + ":orders-changed" }
 // package revoke); it expires with the session.
 func (s Space) RevokedSession(id string) string { return s.prefix + ":revoked-session:" + id }
 
+// PowRate counts the proof-of-work requests (challenges asked for, proofs
+// sent) from one client network in one minute since the epoch (package
+// pow's Pricer); it expires after the next minute, when it is no longer read.
+func (s Space) PowRate(network string, minute int64) string {
+	return s.prefix + ":pow:rate:" + network + ":" + strconv.FormatInt(minute, 10)
+}
+
+// PowShopperFailures and PowNetworkFailures count the refused proofs of a
+// shopper and of a client network, until none has come for a while.
+func (s Space) PowShopperFailures(user string) string { return s.prefix + ":pow:fail:s:" + user }
+
+// PowNetworkFailures: see PowShopperFailures.
+func (s Space) PowNetworkFailures(network string) string { return s.prefix + ":pow:fail:n:" + network }
+
 // Return is a ReturnsChannel message: stock came back to a sale, as its
 // Count-th return, leaving Left available.
 type Return struct{ ItemID, Count, Left int64 }

@@ -148,3 +148,30 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckAndSpend is the whole verify a guarded request pays: the
+// check, then the spend in Redis (one SET NX round trip).
+func BenchmarkCheckAndSpend(b *testing.B) {
+	rdb, prefix := testenv.Redis(b)
+	is := pow.NewIssuer(secret, time.Minute, time.Now)
+	ledger := pow.NewLedger(rdb, keyspace.New(prefix), time.Now)
+	proofs := make([]string, 1000)
+	for i := range proofs {
+		ch := is.Issue("alice", 7, 4)
+		proofs[i] = ch + ":" + pow.Solve(ch, 4)
+	}
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		c, err := is.Check(proofs[i%len(proofs)], "alice", 7)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// Spent once each: later rounds measure a refused spend, the same
+		// round trip.
+		if err := ledger.Spend(ctx, c); err != nil && !errors.Is(err, pow.ErrSpent) {
+			b.Fatal(err)
+		}
+		i++
+	}
+}

@@ -11,6 +11,9 @@ export class APIError extends Error {
     this.orderId = e.order_id || '';
     // A sold-out variant's answer names the variants still on sale.
     this.availableVariants = Array.isArray(e.available_variants) ? e.available_variants : null;
+    // A refused proof of work carries a fresh challenge (pow.js).
+    this.challenge = e.challenge || '';
+    this.difficulty = Number(e.difficulty) || 0;
     this.retryAfter = Number(retryAfter) || 0;
   }
 }
@@ -45,6 +48,7 @@ const messages = {
   variant_required: 'Choose a size or option first.',
   variant_not_found: 'That option is no longer on sale. Reload the page to see what is.',
   waiting_room: 'This sale sells through its waiting room: wait for your turn, then buy.',
+  proof_of_work_required: 'Your browser could not get ready to join. Please reload the page.',
   network: 'Cannot reach the shop. Check your connection and try again.',
 };
 

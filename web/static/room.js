@@ -6,6 +6,7 @@
 // (to fetch the admission token) or when the opening draw has placed it.
 import { api, humanError, serverNow } from './api.js';
 import { chanceOf, chanceWords } from './chance.js';
+import { withProof } from './pow.js';
 
 // Pages learning their place at the opening spread their requests over this
 // long, so the opening second is not a stampede of its own.
@@ -24,22 +25,33 @@ export function waitingRoom(itemID, onChange) {
   let me = null; // the shopper's last standing (RoomStanding)
   let room = null; // the room's last state (RoomState), from either source
   let asking = false;
+  let preparing = false; // solving the join's proof of work
   let error = '';
   let askTimer = null;
 
-  const publish = () => onChange(view(me, room, serverNow(), error));
+  const publish = () => onChange(view(me, room, serverNow(), error, preparing));
+
+  // send is the request itself; a join pays for itself with a proof of
+  // work, solved while the page says it is getting ready.
+  function send(method) {
+    if (method !== 'POST') return api(method, path);
+    preparing = true;
+    publish();
+    return withProof(itemID, (headers) => api('POST', path, undefined, headers));
+  }
 
   async function ask(method) {
     if (asking) return;
     asking = true;
     try {
-      me = await api(method, path);
+      me = await send(method);
       room = me;
       error = '';
     } catch (err) {
       error = humanError(err);
     } finally {
       asking = false;
+      preparing = false;
       publish();
     }
   }
@@ -77,8 +89,8 @@ export function waitingRoom(itemID, onChange) {
 // view is what the page shows, from the standing the server last gave and
 // the room's latest state: the place is fixed, so only "ahead" and the
 // chance move.
-export function view(me, room, now, error) {
-  const v = { state: me ? me.state : 'loading', position: null, ahead: null, waitSeconds: null,
+export function view(me, room, now, error, preparing = false) {
+  const v = { state: me ? me.state : (preparing ? 'preparing' : 'loading'), position: null, ahead: null, waitSeconds: null,
     token: '', expiresAt: 0, opened: false, soldOut: false, queued: 0, stockLeft: null, chance: null, error };
   if (!me) return v;
   Object.assign(v, { position: me.position, opened: room.opened, soldOut: room.sold_out, queued: room.queued,
@@ -110,6 +122,8 @@ export function describe(v, rate) {
   switch (v.state) {
     case 'not_joined':
       return ['You are not in the waiting room yet.', ''];
+    case 'preparing':
+      return ['Getting ready…', 'Your browser is solving a small puzzle that keeps bots out of the line: it takes about a second, and then you are in.'];
     case 'waiting':
       if (v.position === null) {
         return ['You are in the waiting room.',

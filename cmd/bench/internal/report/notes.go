@@ -40,6 +40,7 @@ func Notes(res Results) []string {
 	}
 	out = append(out, scaleNote(res)...)
 	out = append(out, pagesNote(res)...)
+	out = append(out, powNote(res.PoW)...)
 	if res.Latency != nil {
 		out = append(out, "Latency is open-loop (vegeta's library, in the bench process): requests are sent on schedule whether or not earlier ones were answered.")
 	}

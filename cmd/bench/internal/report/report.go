@@ -17,7 +17,7 @@ func WriteReport(w io.Writer, res Results) {
 	fmt.Fprintf(w, "%s\n\n", describeSettings(res.Settings))
 	writeTable(w, []string{"measure", "seckill", "baseline", "ratio", "target", "result"}, rowCells(res.Summary))
 	if len(res.Purchase)+len(res.Drop)+len(res.SoldOut)+len(res.Persist)+len(res.ScaleOut)+len(res.ScaleOutSoldOut) > 0 ||
-		res.Latency != nil || res.Pages != nil {
+		res.Latency != nil || res.Pages != nil || res.PoW != nil {
 		fmt.Fprintf(w, "\n### Individual runs\n")
 	}
 	writePurchaseRuns(w, "Purchase throughput", res.Purchase)
@@ -29,6 +29,7 @@ func WriteReport(w io.Writer, res Results) {
 	writeScaleCPU(w, res)
 	writePagesRuns(w, res.Pages)
 	writePersistRuns(w, res.Persist)
+	writePowRuns(w, res.PoW)
 	writePaced(w, "Paced run", res.Latency)
 	writePaced(w, "The floor at the same rate", res.FloorLatency)
 	if len(res.Notes) > 0 {
@@ -172,6 +173,11 @@ The scale-out figures run the purchase and the sold-out workloads at one server 
 two sharing the database and the Redis prefix (one wrk per instance, the same total connections),
 and count the CPU each part of the machine spent: on two cores a second instance has no idle core
 to use, so the ratio shows what running two costs or gains rather than what more machines would.
+
+The proof-of-work rows price bots (issue 17): how long the sale page's solver takes in headless
+Chromium at the server's default difficulty, what the server spends to verify a proof, and what a
+farm of bots entering ten thousand times from one /24, as fast as it can, pays in CPU at the
+difficulty the server adapts to it (computed from the hash rate Go measures on one core).
 
 Rerun with ` + "`make bench`" + ` (a few minutes; it installs wrk if missing and rewrites this page). Tune
 with ` + "`BENCH_ROUNDS`, `BENCH_DURATION`, `BENCH_CONNECTIONS`" + ` and the other ` + "`BENCH_*`" + ` variables

@@ -41,6 +41,7 @@ type Results struct {
 	ScaleOutSoldOut []ScaleOutRound `json:"scale_out_sold_out_rounds,omitempty"`
 	Resources       *Resources      `json:"resources,omitempty"`
 	Pages           *Pages          `json:"pages,omitempty"` // measure 8
+	PoW             *PowResult      `json:"proof_of_work,omitempty"`
 	Summary         []Row           `json:"summary"`
 	Notes           []string        `json:"notes"`
 }

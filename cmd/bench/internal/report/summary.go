@@ -75,6 +75,7 @@ func Summarize(res Results) []Row {
 	}
 	rows = append(rows, pagesRows(res.Pages)...)
 	rows = append(rows, scaleRows(res)...)
+	rows = append(rows, PowRows(res.PoW)...)
 	return rows
 }
 

@@ -65,6 +65,11 @@ func Run(ctx context.Context, cfg Config, stdout, progress io.Writer) error {
 			return err
 		}
 	}
+	if cfg.Wants("pow") {
+		if err := r.powMeasure(ctx, &res); err != nil {
+			return err
+		}
+	}
 	res.Finished, res.Machine.LoadEnd = time.Now().UTC(), machine.LoadAverage()
 	res.Summary, res.Notes = report.Summarize(res), report.Notes(res)
 	report.WriteReport(stdout, res)

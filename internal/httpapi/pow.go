@@ -1,0 +1,175 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/seckill/seckill/internal/pow"
+)
+
+// ProofOfWorkHeader carries a solved challenge, "<challenge>:<x>", on the
+// routes that put a price on bots: joining a waiting room, entering a draw.
+const ProofOfWorkHeader = "X-Proof-Of-Work"
+
+// powKind derives the challenges' key from the JWT secret, as the token
+// kinds do (purchasetoken.go): no token verifies as a challenge.
+const powKind = "seckill proof of work"
+
+// powTTL is how long a challenge may be solved and spent. A browser solves
+// in well under a second; a slow phone or a tab in the background takes
+// longer, and a shopper who came back too late is handed a fresh challenge
+// with the refusal.
+const powTTL = 2 * time.Minute
+
+// NewPowIssuer returns the issuer of the challenges that a server whose JWT
+// secret is jwtSecret hands out and accepts, dated by now (the wall clock):
+// the server's own, and what tests and load tools use to make challenges.
+func NewPowIssuer(jwtSecret string, now func() time.Time) *pow.Issuer {
+	mac := hmac.New(sha256.New, []byte(jwtSecret))
+	mac.Write([]byte(powKind))
+	return pow.NewIssuer(mac.Sum(nil), powTTL, now)
+}
+
+// PowPricer decides the difficulty asked of a shopper on a client network,
+// counting their requests (pow.Pricer).
+type PowPricer interface {
+	Ask(ctx context.Context, user, network string, failed bool) (int, error)
+	Seen(ctx context.Context, network string) error
+}
+
+// PowLedger spends each solved challenge once, across servers (pow.Ledger).
+type PowLedger interface {
+	Spend(ctx context.Context, c pow.Challenge) error
+}
+
+// proofs are the proof of work as the guards and the challenge endpoint
+// use it.
+type proofs struct {
+	issuer  *pow.Issuer
+	pricer  PowPricer // nil: everyone is asked base
+	ledger  PowLedger
+	sales   SaleReader
+	base    int
+	require bool
+	log     *slog.Logger
+}
+
+func newProofs(d Deps, log *slog.Logger) *proofs {
+	return &proofs{issuer: NewPowIssuer(string(d.Tokens.secret), time.Now), pricer: d.PowPricer, ledger: d.PowLedger,
+		sales: d.Catalog, base: d.PowDifficulty, require: d.RequireProofOfWork, log: log}
+}
+
+// price is the difficulty to ask now, counting this request. If Redis
+// cannot be asked, it is the base: the shop must not stop over the price.
+func (p *proofs) price(ctx context.Context, user, network string, failed bool) int {
+	if p.pricer == nil {
+		return p.base
+	}
+	d, err := p.pricer.Ask(ctx, user, network, failed)
+	if err != nil {
+		p.log.WarnContext(ctx, "proof-of-work difficulty unavailable; asking the base", "err", err)
+		return p.base
+	}
+	return d
+}
+
+// proofOfWork lets a request through only with a proof of work solved for
+// this shopper and sale and not spent before; the proof is spent on the
+// way. Anything else is refused with a fresh challenge, whose difficulty
+// counts the refusal (pow.Pricer). Off (SECKILL_POW=off), it lets all
+// through.
+func (g *guards) proofOfWork(c *gin.Context) {
+	p := g.proofs
+	if !p.require {
+		return
+	}
+	id, err := pathID(c, errItemNotFound)
+	if err != nil {
+		g.fail(c, err)
+		return
+	}
+	ctx, user, network := c.Request.Context(), userOf(c), networkKey(c.ClientIP())
+	ch, err := p.issuer.Check(c.GetHeader(ProofOfWorkHeader), user, id)
+	if err == nil {
+		err = p.ledger.Spend(ctx, ch)
+	}
+	switch {
+	case err == nil:
+		if p.pricer != nil {
+			if err := p.pricer.Seen(ctx, network); err != nil {
+				p.log.WarnContext(ctx, "proof-of-work rate not counted", "err", err)
+			}
+		}
+	case !refusedProof(err):
+		g.fail(c, err) // the ledger out of reach: a 503
+	default:
+		g.refuseProof(c, id, user, network, err)
+	}
+}
+
+// refuseProof answers 403 proof_of_work_required with a fresh challenge for
+// a sale that exists (else item_not_found, as the route would). A missing
+// proof is how every client starts and an expired one was paid for, so
+// neither counts as a failure.
+func (g *guards) refuseProof(c *gin.Context, id int64, user, network string, why error) {
+	ctx, p := c.Request.Context(), g.proofs
+	if p.sales != nil {
+		if _, err := p.sales.Get(ctx, id); err != nil {
+			g.fail(c, err)
+			return
+		}
+	}
+	failed := !errors.Is(why, pow.ErrMissing) && !errors.Is(why, pow.ErrExpired)
+	d := p.price(ctx, user, network, failed)
+	g.fail(c, powRequired(why, p.issuer.Issue(user, id, d), d))
+}
+
+func refusedProof(err error) bool {
+	for _, e := range []error{pow.ErrMissing, pow.ErrMalformed, pow.ErrForged, pow.ErrExpired, pow.ErrNotYours,
+		pow.ErrTooWeak, pow.ErrSpent} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// powRequired is the refusal of why, carrying challenge at difficulty d.
+func powRequired(why error, challenge string, d int) *Error {
+	e := *errPowRequired
+	reason := "no " + ProofOfWorkHeader + " header was sent"
+	if !errors.Is(why, pow.ErrMissing) {
+		reason = "the proof was refused: " + strings.TrimPrefix(why.Error(), "pow: ")
+	}
+	e.Message = e.Message + " (" + reason + "): find a decimal x such that SHA-256(challenge \":\" x) starts with " +
+		"difficulty zero bits, and send " + ProofOfWorkHeader + ": <challenge>:<x>"
+	e.Challenge, e.Difficulty = challenge, &d
+	return &e
+}
+
+// challengeAPI hands out proof-of-work challenges.
+type challengeAPI struct {
+	saleView
+	proofs *proofs
+}
+
+// challenge answers a challenge for the shopper and the sale of :id at the
+// difficulty asked of them now. It answers with SECKILL_POW=off too: a
+// page needs not know how the server is set.
+func (a challengeAPI) challenge(c *gin.Context) {
+	it, ok := a.itemFromPath(c)
+	if !ok {
+		return
+	}
+	user := userOf(c)
+	d := a.proofs.price(c.Request.Context(), user, networkKey(c.ClientIP()), false)
+	c.JSON(http.StatusOK, gin.H{"challenge": a.proofs.issuer.Issue(user, it.ID, d), "difficulty": d})
+}
