@@ -12,6 +12,9 @@ export class APIError extends Error {
     // A sold-out variant's answer names the variants still on sale.
     this.availableVariants = Array.isArray(e.available_variants) ? e.available_variants : null;
     this.retryAfter = Number(retryAfter) || 0;
+    // A refused proof of work comes with a fresh challenge to solve.
+    this.challenge = e.challenge || '';
+    this.difficulty = Number(e.difficulty) || 0;
   }
 }
 
@@ -46,6 +49,10 @@ const messages = {
   variant_not_found: 'That option is no longer on sale. Reload the page to see what is.',
   waiting_room: 'This sale sells through its waiting room: wait for your turn, then buy.',
   network: 'Cannot reach the shop. Check your connection and try again.',
+  entries_not_open: 'Entries for this draw are not open yet.',
+  entries_closed: 'Entries for this draw have closed.',
+  not_a_draw: 'This sale is not a draw: reload the page.',
+  proof_of_work_required: 'Your browser could not prove it is not a bot in time. Please try again.',
 };
 
 // pausedMessage is what a page says while an admin has its sale paused.
@@ -179,6 +186,12 @@ export async function signIn(userId) {
 
 export async function signOut() {
   await api('DELETE', '/api/v1/session');
+}
+
+// newKey is a fresh Idempotency-Key: one per purchase intent, reused by its retries.
+export function newKey() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  return [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 export const $ = (sel, root = document) => root.querySelector(sel);
