@@ -5,7 +5,7 @@
 import { $, el } from './api.js';
 
 // shorten keeps the ends of a long hex value, which are enough to compare by eye.
-export const shorten = (hex) => (hex.length > 24 ? `${hex.slice(0, 12)}…${hex.slice(-8)}` : hex);
+export const shorten = (hex, head = 12, tail = 8) => (hex.length > head + tail + 4 ? `${hex.slice(0, head)}…${hex.slice(-tail)}` : hex);
 
 function value(hex, pending) {
   if (!hex) return [el('span', { class: 'muted', textContent: pending })];
@@ -32,7 +32,8 @@ export class ProofBox {
     this.box = box;
     this.list = $('dl', box);
     this.shown = '';
-    $('a', box).href = `/static/draw-proof.html?item=${encodeURIComponent(itemID)}`;
+    const link = $('a', box);
+    if (link) link.href = `/static/draw-proof.html?item=${encodeURIComponent(itemID)}`;
   }
 
   paint(draw, entry) {
