@@ -7,7 +7,7 @@
 // by what it waits for, and stops asking once nothing can change.
 import { $, api, humanError, newKey, countdown, serverNow } from './api.js';
 import { withProof } from './getproof.js';
-import { describeDraw, short } from './drawtext.js';
+import { describeDraw, short, entriesPhase, entriesBadge } from './drawtext.js';
 import { ProofBox } from './drawproof.js';
 
 const PHASES = ['upcoming', 'entries_open', 'drawing', 'drawn'];
@@ -52,8 +52,7 @@ export class Draw {
   // page turns at the second, and by the server for the draw itself; it
   // never goes back.
   phase(now) {
-    const it = this.item();
-    let p = now < Date.parse(it.entries_open_at) ? 0 : (now < Date.parse(it.entries_close_at) ? 1 : 2);
+    let p = { upcoming: 0, entries_open: 1, closed: 2 }[entriesPhase(this.item(), now)];
     if (this.draw) p = Math.max(p, PHASES.indexOf(this.draw.phase));
     return PHASES[p];
   }
@@ -172,9 +171,7 @@ export class Draw {
 
   paintStatus(phase, now, openAt, closeAt, ended) {
     const badge = $('#status');
-    const [cls, text] = ended ? ['ended', 'Ended'] : {
-      upcoming: ['upcoming', 'Draw soon'], entries_open: ['live', 'Entries open'], drawing: ['paused', 'Drawing'], drawn: ['ended', 'Drawn'],
-    }[phase];
+    const [cls, text] = ended ? ['ended', 'Ended'] : { ...entriesBadge, drawing: ['paused', 'Drawing'], drawn: ['drawn', 'Drawn'] }[phase];
     badge.className = `badge ${cls}`;
     badge.textContent = text;
     const e = this.entry;

@@ -10,6 +10,17 @@ export function short(ms) {
   return `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
 }
 
+// entriesPhase is where a draw's entries stand by the clock alone:
+// 'upcoming', 'entries_open', or 'closed' (drawing or drawn: the server says).
+export function entriesPhase(item, now) {
+  if (now < Date.parse(item.entries_open_at)) return 'upcoming';
+  return now < Date.parse(item.entries_close_at) ? 'entries_open' : 'closed';
+}
+
+// entriesBadge is a draw's status badge (class, text) while entries are not
+// yet closed; after the close the sale's own status applies.
+export const entriesBadge = { upcoming: ['upcoming', 'Draw soon'], entries_open: ['live', 'Entries open'] };
+
 const at = (ms) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 
 // v: {phase, signedIn, entry (null: not entered, undefined: not known yet),
