@@ -85,6 +85,8 @@ export class Draw {
   async pollEntry() {
     try {
       this.entry = await api('GET', `${this.path}/entry`, undefined, {}, 'no-store');
+      // A change of size starts from the size entered.
+      if (!this.picker.chosen(this.item())) this.picker.choose(this.entry.variant_id);
       if (this.entry.order_id) this.onOrder(this.entry.order_id, 'pending', this.label(this.entry.variant_id));
     } catch (err) {
       if (err.code === 'entry_not_found') this.entry = null;
@@ -156,11 +158,12 @@ export class Draw {
     const openAt = Date.parse(it.entries_open_at);
     const closeAt = Date.parse(it.entries_close_at);
     const ended = now >= Date.parse(it.ends_at);
-    const [state, headline, note] = describeDraw({ phase, signedIn: !!this.user, entry: e, label: e ? this.label(e.variant_id) : '',
+    const [state, headline, note, clock = ''] = describeDraw({ phase, signedIn: !!this.user, entry: e, label: e ? this.label(e.variant_id) : '',
       changing: this.changing, openAt, closeAt, now, ended });
     $('#draw').dataset.state = state;
     $('#draw').dataset.phase = phase;
-    $('#draw-headline').textContent = headline;
+    $('#draw-words').textContent = headline;
+    $('#draw-clock').textContent = clock;
     $('#draw-note').textContent = note;
     $('#draw-error').textContent = this.error;
     this.paintStatus(phase, now, openAt, closeAt, ended);

@@ -23,6 +23,9 @@ export const entriesBadge = { upcoming: ['upcoming', 'Draw soon'], entries_open:
 
 const at = (ms) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 
+// describeDraw returns [state, headline, note, clock]; clock is a ticking
+// part of the headline, kept apart so that screen readers hear the headline
+// when it changes, not every second.
 // v: {phase, signedIn, entry (null: not entered, undefined: not known yet),
 // label (the entered variant's, '' for a one-variant sale), changing,
 // openAt, closeAt, now, ended}.
@@ -54,8 +57,7 @@ function describeResult(e, label, now, ended) {
       if (e.order_id) return ['bought', `${won}: it's yours.`, ''];
       const left = e.purchase_deadline ? Date.parse(e.purchase_deadline) - now : 0;
       if (left > 0) {
-        return ['won', `${won} — buy within ${short(left)}`,
-          'If you do not buy in time, the unit goes to the next shopper on the waitlist.'];
+        return ['won', `${won} — buy within `, 'If you do not buy in time, the unit goes to the next shopper on the waitlist.', short(left)];
       }
       return ['expired', `Your time to buy${what} has passed.`, 'The unit went to the next shopper on the waitlist.'];
     }
