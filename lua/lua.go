@@ -26,8 +26,14 @@ var Adjust string
 //go:embed ratelimit.lua
 var RateLimit string
 
+// Offer counts, passes and expires the units of a draw sale offered to
+// shoppers (see its header).
+//
+//go:embed offer.lua
+var Offer string
+
 // Named is every script by the name its metrics carry.
 var Named = map[string]string{
-	"reserve": Reserve, "release": Release, "adjust": Adjust, "ratelimit": RateLimit, "room": Room,
+	"reserve": Reserve, "release": Release, "adjust": Adjust, "ratelimit": RateLimit, "room": Room, "offer": Offer,
 	"lock_obtain": LockObtain, "lock_refresh": LockRefresh, "lock_release": LockRelease,
 }

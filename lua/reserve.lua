@@ -17,7 +17,8 @@
 --                 sale has one variant, else absent), vlimits ("1" when some
 --                 variant has a limit of its own), limit:<variant id> (the
 --                 limit that applies to that variant), paused ("1" while
---                 an admin has the sale paused)
+--                 an admin has the sale paused), draw ("1" for a draw sale:
+--                 only the holder of an open offer in KEYS[9] may buy)
 -- KEYS[3] buyers  hash: user id -> "orderID:quantity:createdMs:variantID",
 --                 one per shopper and sale, whatever the variant
 -- KEYS[4] idem    hash: user id .. "\n" .. idempotency key -> same value as buyers
@@ -30,7 +31,13 @@
 --                 out, so the room's count of open admissions stays right
 -- KEYS[8] vstock  hash: variant id -> its available stock; a variant absent
 --                 here is not the sale's
--- KEYS[9], KEYS[10], ... two per request, in the requests' order: the
+-- KEYS[9] offers  hash of a draw sale: user id -> "variantID:deadlineMs" while
+--                 the unit drawn (or passed down) to that shopper is theirs
+--                 to buy; a purchase appends ":bought", and package draw
+--                 appends ":expired" once the deadline passed unbought. Only
+--                 ever grows per shopper, so a shopper whose order is later
+--                 cancelled cannot buy the unit back: it passes on.
+-- KEYS[10], KEYS[11], ... two per request, in the requests' order: the
 --                 GCRA bucket of the request's shopper, then of its client,
 --                 in this sale (as lua/ratelimit.lua keeps one limit per key:
 --                 the theoretical arrival time in unix microseconds, expiring
@@ -85,6 +92,9 @@
 --  14 PAUSED           an admin paused the sale; a replay of an order taken
 --                      before still answers, so that order stays the
 --                      shopper's to see
+--  15 NO_OFFER         a draw sale, and the shopper holds no open offer for
+--                      this variant (not drawn, deadline passed, another
+--                      variant)
 
 -- Argument checks: a malformed request is refused before it reads or
 -- changes anything. Whole numbers are plain decimals: an optional sign and
@@ -134,12 +144,13 @@ local function badRequest(i)
   return nil
 end
 
-local meta = redis.call('HMGET', KEYS[2], 'starts_ms', 'ends_ms', 'limit', 'room', 'only', 'vlimits', 'paused')
+local meta = redis.call('HMGET', KEYS[2], 'starts_ms', 'ends_ms', 'limit', 'room', 'only', 'vlimits', 'paused', 'draw')
 local total = redis.call('GET', KEYS[1])
 local warm = meta[1] and total and redis.call('EXISTS', KEYS[8]) == 1
 total = tonumber(total or '0') -- the sale's stock as this call sees it
 local room = tonumber(meta[4] or '0') > 0
 local paused = meta[7] == '1'
+local draw = meta[8] == '1'
 local returns = tonumber(redis.call('GET', KEYS[6]) or '0')
 local out = {returns}
 
@@ -275,6 +286,14 @@ local function reserve(now, user, qty, orderID, idem, admitted, variant, client,
   if room and (admitted ~= '1' or not redis.call('ZSCORE', KEYS[7], user)) then
     return 8, '', 0, 0
   end
+  local offer = nil
+  if draw then
+    offer = redis.call('HGET', KEYS[9], user)
+    local v, deadline, done = string.match(offer or '', '^(%d+):(%d+)(.*)$')
+    if v ~= variant or done ~= '' or now >= tonumber(deadline) then
+      return 15, '', 0, 0
+    end
+  end
   local limit = limitOf(variant)
   if qty > limit then
     return 5, tostring(limit), 0, 0
@@ -301,11 +320,14 @@ local function reserve(now, user, qty, orderID, idem, admitted, variant, client,
   if room then
     redis.call('ZREM', KEYS[7], user)
   end
+  if offer then
+    redis.call('HSET', KEYS[9], user, offer .. ':bought')
+  end
   return 0, value, left, total
 end
 
 for i = 6, #ARGV, 8 do
-  local k = 9 + (i - 6) / 8 * 2
+  local k = 10 + (i - 6) / 8 * 2
   local code, detail, left, saleLeft = badRequest(i)
   if code then
     left, saleLeft = 0, 0

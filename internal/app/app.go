@@ -24,6 +24,7 @@ import (
 	"github.com/seckill/seckill/internal/config"
 	"github.com/seckill/seckill/internal/dashboard"
 	"github.com/seckill/seckill/internal/database"
+	"github.com/seckill/seckill/internal/draw"
 	"github.com/seckill/seckill/internal/httpapi"
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/order"
@@ -62,6 +63,7 @@ type App struct {
 	locks     *lock.Locker
 	syncer    *stocksync.Syncer
 	sales     *sale.Service
+	draws     *draw.Service
 	audit     *audit.Store
 	metrics   *httpapi.Metrics
 	hub       *dashboard.Hub
@@ -97,6 +99,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.locks = lock.New(a.rdb, a.cfg.RedisPrefix)
 	a.syncer = stocksync.New(a.db, a.stock, a.locks, now, a.log)
 	a.sales = sale.New(a.db, a.stock, a.syncer, now, a.log)
+	a.draws = draw.New(a.db, a.rdb, a.keys, now, a.log)
 	a.outbox = webhook.NewWriter(cfg.WebhookURLs, now, cfg.WebhookGiveUp)
 	a.webhooks = webhook.NewStore(a.db)
 	a.orders.UseOutbox(a.outbox)
@@ -173,7 +176,7 @@ func (a *App) listen(now func() time.Time) error {
 	stopping := make(chan struct{})
 	engine := httpapi.New(httpapi.Deps{
 		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Sales: a.sales, Syncer: a.syncer,
-		Room: a.rooms, RoomEvents: a.roomWatch, Events: a.hub, Audit: a.audit, Auditor: a.audit, OrderFeed: a.feed,
+		Draws: a.draws, Room: a.rooms, RoomEvents: a.roomWatch, Events: a.hub, Audit: a.audit, Auditor: a.audit, OrderFeed: a.feed,
 		Webhooks:    a.webhooks,
 		Revocations: revoke.New(a.rdb, a.keys),
 		Limiter:     a.limiter, Gate: a.gate, SoldOut: a.soldOut, Metrics: a.metrics,
@@ -260,7 +263,7 @@ func (a *App) Run(ctx context.Context) error {
 // jobs are the fleet's periodic jobs this server takes its share of.
 func (a *App) jobs() []lock.Job {
 	jobs := []lock.Job{a.sales.SweepJob(a.cfg.SweepEvery, a.cfg.PaymentTimeout), a.syncer.ReconcileJob(a.cfg.ReconcileEvery)}
-	jobs = append(jobs, a.sales.EndsJob(a.cfg.SweepEvery), a.webhooks.PruneJob(webhookHistory))
+	jobs = append(jobs, a.sales.EndsJob(a.cfg.SweepEvery), a.webhooks.PruneJob(webhookHistory), a.draws.Job(min(a.cfg.SweepEvery, time.Second)))
 	if a.cfg.RetireEvery > 0 {
 		jobs = append(jobs, a.sales.RetireJob(a.cfg.RetireEvery))
 	}

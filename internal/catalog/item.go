@@ -50,10 +50,30 @@ type Item struct {
 	// RetiredAt is when the sale was retired: it had ended and settled, and
 	// its Redis keys were removed. nil while it may still live in Redis.
 	RetiredAt *time.Time
+	// Mode is ModeFirstCome or ModeDraw; the fields below it are a draw's
+	// (see package draw) and nil for a first-come sale.
+	Mode                  string
+	EntriesOpenAt         *time.Time
+	EntriesCloseAt        *time.Time
+	PurchaseWindowSeconds *int
+	DrawSeed              []byte // secret until DrawnAt
+	DrawSalt              []byte
+	DrawnAt               *time.Time
 	// Variants are what a shopper picks from, in the shop's order; every
 	// sale has at least one.
 	Variants []Variant `gorm:"-"`
 }
+
+// Sale modes: who may buy. A first-come sale sells to whoever asks first
+// (through its waiting room, if it has one); a draw sells to the entries
+// drawn at the close of its entries.
+const (
+	ModeFirstCome = "first_come"
+	ModeDraw      = "draw"
+)
+
+// IsDraw says whether it is a draw sale.
+func (it Item) IsDraw() bool { return it.Mode == ModeDraw }
 
 // Variant returns the sale's variant with id.
 func (it Item) Variant(id int64) (Variant, bool) {

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"slices"
@@ -35,6 +36,16 @@ func (s *Store) Create(ctx context.Context, it Item) (Item, error) {
 		it.StockTotal += v.StockTotal
 	}
 	it.Stock = it.StockTotal
+	if it.Mode == "" {
+		it.Mode = ModeFirstCome
+	}
+	if it.IsDraw() {
+		// Fixed before the first entry and never changed: the draw's
+		// commitment (see package draw).
+		it.DrawSeed, it.DrawSalt = make([]byte, 32), make([]byte, 16)
+		rand.Read(it.DrawSeed)
+		rand.Read(it.DrawSalt)
+	}
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		variants := it.Variants
 		if err := tx.Create(&it).Error; err != nil {
@@ -183,6 +194,12 @@ func moveVariantStock(tx *gorm.DB, vs []Variant, delta int) error {
 	return tx.Model(&Variant{}).Where("id = ?", vs[0].ID).Updates(map[string]any{
 		"stock_total": gorm.Expr("stock_total + ?", delta), "stock": gorm.Expr("stock + ?", delta),
 	}).Error
+}
+
+// GetForUpdate is lockItem for a caller's transaction: the draw takes the
+// lock every writer of the sale takes.
+func (s *Store) GetForUpdate(ctx context.Context, id int64) (Item, error) {
+	return lockItem(s.db.WithContext(ctx), id)
 }
 
 // lockItem reads the sale and its variants with the sale's row locked for

@@ -18,8 +18,11 @@ type Variant struct {
 	ImageURL     string
 	StockTotal   int
 	Stock        int
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// DrawUnits is StockTotal when the sale was drawn (nil before, and in
+	// a first-come sale): what the published draw is checked against.
+	DrawUnits *int
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // TableName maps Variant onto the variants table.

@@ -19,8 +19,13 @@ type View struct {
 	Status       string    `json:"status"`
 	Paused       bool      `json:"paused"`
 	// RetiredAt is null until the sale is retired (see sale.Service.Retire).
-	RetiredAt *time.Time    `json:"retired_at"`
-	Variants  []VariantView `json:"variants"`
+	RetiredAt *time.Time `json:"retired_at"`
+	Mode      string     `json:"mode"`
+	// A draw's (omitted for a first-come sale): see package draw.
+	EntriesOpenAt         *time.Time    `json:"entries_open_at,omitempty"`
+	EntriesCloseAt        *time.Time    `json:"entries_close_at,omitempty"`
+	PurchaseWindowSeconds *int          `json:"purchase_window_seconds,omitempty"`
+	Variants              []VariantView `json:"variants"`
 }
 
 // VariantView is one variant of a sale as the API shows it; price_cents
@@ -43,12 +48,10 @@ func (it Item) View(now time.Time, left int, variantLeft func(Variant) int) View
 	out := View{ID: it.ID, Name: it.Name, Description: it.Description, ImageURL: it.ImageURL,
 		PriceCents: it.PriceCents, StockTotal: it.StockTotal, StockLeft: left, PerUserLimit: it.PerUserLimit,
 		RoomRate: it.RoomRate, StartsAt: it.StartsAt.UTC(), EndsAt: it.EndsAt.UTC(), Status: it.Status(now, left),
-		Paused:   it.Paused,
-		Variants: make([]VariantView, len(it.Variants))}
-	if it.RetiredAt != nil {
-		at := it.RetiredAt.UTC()
-		out.RetiredAt = &at
-	}
+		Paused: it.Paused, Mode: it.Mode, EntriesOpenAt: utc(it.EntriesOpenAt), EntriesCloseAt: utc(it.EntriesCloseAt),
+		PurchaseWindowSeconds: it.PurchaseWindowSeconds,
+		Variants:              make([]VariantView, len(it.Variants))}
+	out.RetiredAt = utc(it.RetiredAt)
 	for i, v := range it.Variants {
 		vleft := variantLeft(v)
 		out.Variants[i] = VariantView{ID: v.ID, Label: v.Label, PriceCents: v.Price(it), PerUserLimit: v.Limit(it),
@@ -60,4 +63,12 @@ func (it Item) View(now time.Time, left int, variantLeft func(Variant) int) View
 // StoredView is View with MySQL's figures: what events about a sale show.
 func (it Item) StoredView(now time.Time) View {
 	return it.View(now, it.Stock, func(v Variant) int { return v.Stock })
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/draw"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/room"
 	"github.com/seckill/seckill/internal/sale"
@@ -108,7 +109,13 @@ var (
 		"this sale sells through its waiting room: join it, and it gives you a token once you are admitted")
 	errNotAdmitted = apiErr(http.StatusForbidden, "not_admitted",
 		"this sale sells through its waiting room: join it, and buy with the token it gives you once admitted")
-	errNoWaitingRoom = apiErr(http.StatusConflict, "no_waiting_room",
+	errNoOffer = apiErr(http.StatusForbidden, "not_drawn",
+		"this sale is a draw: only a shopper drawn for this variant may buy it, within their purchase window")
+	errNotADraw       = apiErr(http.StatusConflict, "not_a_draw", "this sale sells first come, first served: it takes no entries")
+	errEntriesNotOpen = apiErr(http.StatusConflict, "entries_not_open", "entries to this draw are not open yet")
+	errEntriesClosed  = apiErr(http.StatusConflict, "entries_closed", "entries to this draw are closed")
+	errNoEntry        = apiErr(http.StatusNotFound, "entry_not_found", "you have not entered this draw")
+	errNoWaitingRoom  = apiErr(http.StatusConflict, "no_waiting_room",
 		"this sale has no waiting room: buy with a purchase token from /purchase-token")
 
 	errOrderNotFound  = apiErr(http.StatusNotFound, "order_not_found", "no such order")
@@ -182,6 +189,11 @@ var errorTable = []struct {
 	{stock.ErrPaused, errPaused},
 	{sale.ErrEnded, errPauseEnded},
 	{stock.ErrNotAdmitted, errNotAdmitted},
+	{stock.ErrNoOffer, errNoOffer},
+	{draw.ErrNotADraw, errNotADraw},
+	{draw.ErrEntriesNotOpen, errEntriesNotOpen},
+	{draw.ErrEntriesClosed, errEntriesClosed},
+	{draw.ErrNoEntry, errNoEntry},
 	{room.ErrNotWarmed, errWarming},
 	{stock.ErrOverLimit, errOverLimit},
 	{stock.ErrSoldOut, errSoldOut},

@@ -6,6 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/draw"
 )
 
 // itemInput is the body of create and update; absent fields are nil. Times
@@ -22,6 +23,80 @@ type itemInput struct {
 	EndsAt       *string `json:"ends_at"`
 	// Variants only on create; they are changed one by one afterwards.
 	Variants *[]variantInput `json:"variants"`
+	// A draw's, only on create (see package draw).
+	Mode                  *string `json:"mode"`
+	EntriesOpenAt         *string `json:"entries_open_at"`
+	EntriesCloseAt        *string `json:"entries_close_at"`
+	PurchaseWindowSeconds *int    `json:"purchase_window_seconds"`
+}
+
+// drawFields reports whether in sets any of a draw's fields.
+func (in itemInput) drawFields() bool {
+	return in.Mode != nil || in.EntriesOpenAt != nil || in.EntriesCloseAt != nil || in.PurchaseWindowSeconds != nil
+}
+
+// draw fills in the draw fields of a new sale. A draw's purchases open at
+// the close of its entries unless starts_at says later, and each shopper
+// may hold one unit.
+func (in itemInput) draw(it *catalog.Item) error {
+	it.Mode = catalog.ModeFirstCome
+	if in.Mode != nil {
+		it.Mode = *in.Mode
+	}
+	switch it.Mode {
+	case catalog.ModeFirstCome:
+		if in.EntriesOpenAt != nil || in.EntriesCloseAt != nil || in.PurchaseWindowSeconds != nil {
+			return invalid("mode", `entries_open_at, entries_close_at and purchase_window_seconds are a draw's: set "mode": "draw"`)
+		}
+		return nil
+	case catalog.ModeDraw:
+	default:
+		return invalid("mode", `mode must be "first_come" or "draw"`)
+	}
+	var err error
+	if it.EntriesOpenAt, err = parseTime("entries_open_at", in.EntriesOpenAt); err != nil {
+		return err
+	}
+	if it.EntriesCloseAt, err = parseTime("entries_close_at", in.EntriesCloseAt); err != nil {
+		return err
+	}
+	switch {
+	case it.EntriesOpenAt == nil:
+		return invalid("entries_open_at", "a draw needs entries_open_at")
+	case it.EntriesCloseAt == nil:
+		return invalid("entries_close_at", "a draw needs entries_close_at")
+	case !it.EntriesCloseAt.After(*it.EntriesOpenAt):
+		return invalid("entries_close_at", "entries_close_at must be after entries_open_at")
+	}
+	window := int(draw.DefaultPurchaseWindow / time.Second)
+	if in.PurchaseWindowSeconds != nil {
+		window = *in.PurchaseWindowSeconds
+	}
+	if window < 10 || window > 7*24*3600 {
+		return invalid("purchase_window_seconds", "purchase_window_seconds must be from 10 to 604800 (a week)")
+	}
+	it.PurchaseWindowSeconds = &window
+	if in.StartsAt == nil {
+		it.StartsAt = *it.EntriesCloseAt
+	}
+	if in.PerUserLimit != nil && *in.PerUserLimit != 1 {
+		return invalid("per_user_limit", "a draw gives each shopper one unit: per_user_limit is 1")
+	}
+	it.PerUserLimit = 1
+	return nil
+}
+
+// validateDraw checks what a draw adds to validate.
+func validateDraw(it catalog.Item) error {
+	switch {
+	case !it.IsDraw():
+		return nil
+	case it.RoomRate != 0:
+		return invalid("room_rate", "a draw has no waiting room: its winners are drawn, not queued")
+	case it.StartsAt.Before(*it.EntriesCloseAt):
+		return invalid("starts_at", "a draw's purchases start at entries_close_at or later")
+	}
+	return nil
 }
 
 func (in itemInput) patch() (catalog.Patch, error) {
@@ -74,7 +149,7 @@ func validate(it catalog.Item) error {
 	case !it.EndsAt.After(it.StartsAt):
 		return invalid("ends_at", "ends_at must be after starts_at")
 	}
-	return nil
+	return validateDraw(it)
 }
 
 // readPatch decodes an update body into a patch.
@@ -85,6 +160,9 @@ func readPatch(c *gin.Context) (catalog.Patch, error) {
 	}
 	if in.Variants != nil {
 		return catalog.Patch{}, invalid("variants", "variants are changed one by one, under /variants/{variant_id}")
+	}
+	if in.drawFields() {
+		return catalog.Patch{}, invalid("mode", "a sale's mode and draw fields are set when it is created")
 	}
 	return in.patch()
 }
@@ -103,6 +181,9 @@ func readNewItem(c *gin.Context) (catalog.Item, error) {
 		return catalog.Item{}, err
 	}
 	it := p.Apply(catalog.Item{PerUserLimit: 1})
+	if err := in.draw(&it); err != nil {
+		return catalog.Item{}, err
+	}
 	if in.Variants != nil {
 		if it.Variants, err = newVariants(*in.Variants, it); err != nil {
 			return catalog.Item{}, err

@@ -25,6 +25,7 @@ type Deps struct {
 	Orders      OrderReader        // order.Store
 	Sales       SaleService        // sale.Service
 	Syncer      SyncAdmin          // stocksync.Syncer
+	Draws       Draws              // draw.Service: draw sales' entries and draws
 	Room        Room               // room.Store: the waiting rooms of sales that have one
 	RoomEvents  RoomEvents         // room.Watcher: their live standings
 	Events      Events             // dashboard.Hub: the admin dashboard's live snapshots
@@ -162,6 +163,10 @@ func New(d Deps) *gin.Engine {
 	v1.GET("/items/:id/room", noStore, g.shopper, g.limit("room"), room.look)
 	v1.GET("/items/:id/room/events", streams, room.events)
 
+	v1.POST("/items/:id/entry", noStore, g.shopper, g.limit("entry"), a.draws.enter)
+	v1.GET("/items/:id/entry", noStore, g.shopper, a.draws.look)
+	v1.GET("/items/:id/draw", a.draws.proof)
+
 	v1.GET("/orders", noStore, g.shopper, orders.list)
 	v1.GET("/orders/:id", noStore, g.shopper, orders.get)
 	v1.GET("/orders/:id/events", noStore, g.shopper, streams, orders.events)
@@ -206,6 +211,7 @@ type areas struct {
 	shop     shopAPI
 	orders   orderAPI
 	room     roomAPI
+	draws    drawAPI
 	admin    adminAPI
 	report   reportAPI
 	webhooks webhookAPI
@@ -237,6 +243,7 @@ func newAreas(d Deps) areas {
 		payments: paymentAPI{replier: rep, payments: d.Sales, secret: []byte(d.PaymentSecret), wall: time.Now},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
 			window: purchaseTok.ttl, admissions: admissionTok, counters: d.Counters},
+		draws:    drawAPI{replier: rep, draws: d.Draws, tokens: purchaseTok},
 		report:   reportAPI{saleView: sales, reports: d.Reports, orders: d.Orders},
 		webhooks: newWebhookAPI(rep, d),
 		admin: adminAPI{saleView: sales, sales: d.Sales, retirer: d.Sales, orders: d.Sales, sync: d.Syncer, dashboard: d.Events,

@@ -130,12 +130,17 @@ func (k Item) SpentChallenge(id string) string { return k.base + "pow:" + id }
 // server can tell whether stock has returned since.
 func (k Item) Returns() string { return k.base + "returns" }
 
+// DrawOffers is a draw sale's hash user id -> "variantID:deadlineMs", with
+// ":bought" or ":expired" appended once settled: the units drawn or passed
+// down to shoppers (lua/reserve.lua, package draw).
+func (k Item) DrawOffers() string { return k.base + "offers" }
+
 // ReserveKeys is KEYS for lua/reserve.lua, in its order: the sale's keys,
 // then for each request its shopper's and its client's limit buckets.
 func (k Item) ReserveKeys(users, clients []string) []string {
-	keys := make([]string, 0, 8+2*len(users))
+	keys := make([]string, 0, 9+2*len(users))
 	keys = append(keys, k.Stock(), k.Meta(), k.Buyers(), k.Idempotency(), k.Stream(), k.Returns(), k.RoomHolding(),
-		k.VariantStock())
+		k.VariantStock(), k.DrawOffers())
 	for i, u := range users {
 		keys = append(keys, k.ShopperLimit(u), k.ClientLimit(clients[i]))
 	}

@@ -18,6 +18,7 @@ const (
 	reserveBadQuantity = 12 // not a whole number >= 1
 	reserveBadArgument = 13 // detail names the malformed argument
 	reservePaused      = 14
+	reserveNoOffer     = 15 // a draw sale, and no open offer for this shopper and variant
 )
 
 // Return codes of lua/adjust.lua.

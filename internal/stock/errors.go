@@ -26,6 +26,7 @@ var (
 	ErrVariantRequired     = errors.New("stock: the sale has several variants and none was named")
 	ErrRateLimited         = errors.New("stock: over the purchase rate limit")
 	ErrPaused              = errors.New("stock: an admin paused the sale")
+	ErrNoOffer             = errors.New("stock: a draw sale, and the shopper holds no open offer for this variant")
 	// ErrInvalidQuantity and ErrInvalidArgument are a script refusing
 	// arguments the server should never have sent: the scripts trust no
 	// caller.
@@ -73,7 +74,7 @@ func (e *SoldOutError) Is(target error) bool { return target == ErrSoldOut }
 // a sale Redis knows, as opposed to a sale it does not know or a failure to
 // ask it.
 func Refused(err error) bool {
-	for _, e := range []error{ErrNotStarted, ErrEnded, ErrOverLimit, ErrNotAdmitted, ErrVariantNotFound,
+	for _, e := range []error{ErrNotStarted, ErrEnded, ErrOverLimit, ErrNotAdmitted, ErrNoOffer, ErrVariantNotFound,
 		ErrVariantRequired, ErrAlreadyPurchased, ErrSoldOut, ErrIdempotencyConflict, ErrRateLimited, ErrInvalidQuantity, ErrPaused} {
 		if errors.Is(err, e) {
 			return true

@@ -252,6 +252,7 @@ var refusals = map[int64]error{
 	reserveVariantNeed: ErrVariantRequired,
 	reserveBadQuantity: ErrInvalidQuantity,
 	reservePaused:      ErrPaused,
+	reserveNoOffer:     ErrNoOffer,
 }
 
 // parseIDs reads a comma-separated list of ids, in ascending order (the

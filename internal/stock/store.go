@@ -287,6 +287,9 @@ type Meta struct {
 	Limit            int
 	RoomRate         int // 0: no waiting room
 	Paused           bool
+	// Draw: only shoppers holding an open offer (keyspace.Item.DrawOffers)
+	// may buy.
+	Draw bool
 	// Only is the sale's variant when it has just one, else 0: a purchase
 	// that names no variant must name one then.
 	Only          int64
@@ -294,12 +297,8 @@ type Meta struct {
 }
 
 func (m Meta) fields() []any {
-	paused := 0
-	if m.Paused {
-		paused = 1
-	}
 	f := []any{"starts_ms", m.StartsAt.UnixMilli(), "ends_ms", m.EndsAt.UnixMilli(), "limit", m.Limit, "room", m.RoomRate,
-		"paused", paused}
+		"paused", flag(m.Paused), "draw", flag(m.Draw)}
 	if m.Only != 0 {
 		f = append(f, "only", m.Only)
 	}
@@ -313,6 +312,13 @@ func (m Meta) fields() []any {
 		}
 	}
 	return append(f, "vlimits", own)
+}
+
+func flag(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // SetMeta updates what the reserve script enforces of a sale. It is one

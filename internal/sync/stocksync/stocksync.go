@@ -204,7 +204,7 @@ func variantOf(it catalog.Item, e keyspace.Entry) int64 {
 // MetaOf is what Redis enforces of sale it.
 func MetaOf(it catalog.Item) stock.Meta {
 	m := stock.Meta{StartsAt: it.StartsAt, EndsAt: it.EndsAt, Limit: it.PerUserLimit, RoomRate: it.RoomRate,
-		Paused: it.Paused, VariantLimits: make(map[int64]int, len(it.Variants))}
+		Paused: it.Paused, Draw: it.IsDraw(), VariantLimits: make(map[int64]int, len(it.Variants))}
 	if len(it.Variants) == 1 {
 		m.Only = it.Variants[0].ID
 	}

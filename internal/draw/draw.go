@@ -1,0 +1,105 @@
+package draw
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"gorm.io/gorm"
+
+	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/keyspace"
+	"github.com/seckill/seckill/lua"
+)
+
+// Errors of entering and looking.
+var (
+	ErrNotADraw       = errors.New("draw: the sale is not a draw")
+	ErrEntriesNotOpen = errors.New("draw: entries are not open yet")
+	ErrEntriesClosed  = errors.New("draw: entries are closed")
+	ErrNoEntry        = errors.New("draw: the shopper has not entered")
+)
+
+// DefaultPurchaseWindow is how long a drawn shopper has to buy, unless the
+// sale says otherwise.
+const DefaultPurchaseWindow = 600 * time.Second
+
+// Service enters shoppers, draws, and passes units down the rankings.
+type Service struct {
+	db    *gorm.DB
+	rdb   redis.UniversalClient
+	keys  keyspace.Space
+	now   func() time.Time
+	log   *slog.Logger
+	offer *redis.Script
+
+	mu     sync.Mutex
+	proofs map[int64]Proof // drawn sales' published draws: they never change
+}
+
+// New returns the draw service.
+func New(db *gorm.DB, rdb redis.UniversalClient, keys keyspace.Space, now func() time.Time, log *slog.Logger) *Service {
+	return &Service{db: db, rdb: rdb, keys: keys, now: now, log: log, offer: redis.NewScript(lua.Offer),
+		proofs: map[int64]Proof{}}
+}
+
+// Phase is where a draw stands.
+type Phase string
+
+// Phases of a draw, in order.
+const (
+	PhaseUpcoming    Phase = "upcoming"     // entries not open yet
+	PhaseEntriesOpen Phase = "entries_open" // shoppers enter
+	PhaseDrawing     Phase = "drawing"      // entries closed, not drawn yet
+	PhaseDrawn       Phase = "drawn"
+)
+
+// PhaseOf says where draw sale it stands at now.
+func PhaseOf(it catalog.Item, now time.Time) Phase {
+	switch {
+	case it.DrawnAt != nil:
+		return PhaseDrawn
+	case now.Before(*it.EntriesOpenAt):
+		return PhaseUpcoming
+	case now.Before(*it.EntriesCloseAt):
+		return PhaseEntriesOpen
+	default:
+		return PhaseDrawing
+	}
+}
+
+// Window is how long a shopper offered a unit of it has to buy it.
+func Window(it catalog.Item) time.Duration {
+	if it.PurchaseWindowSeconds == nil {
+		return DefaultPurchaseWindow
+	}
+	return time.Duration(*it.PurchaseWindowSeconds) * time.Second
+}
+
+// deadline is when an offer of sale it made at now lapses: a window from
+// the later of now and the opening of purchases, never past the sale's end.
+func deadline(it catalog.Item, now time.Time) time.Time {
+	from := now
+	if it.StartsAt.After(from) {
+		from = it.StartsAt
+	}
+	d := from.Add(Window(it))
+	if d.After(it.EndsAt) {
+		d = it.EndsAt
+	}
+	return d.UTC().Truncate(time.Millisecond)
+}
+
+func (s *Service) item(ctx context.Context, id int64) (catalog.Item, error) {
+	it, err := catalog.NewStore(s.db).Get(ctx, id)
+	if err != nil {
+		return catalog.Item{}, err
+	}
+	if !it.IsDraw() {
+		return catalog.Item{}, ErrNotADraw
+	}
+	return it, nil
+}

@@ -1,0 +1,178 @@
+package draw
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/keyspace"
+)
+
+// entryRow is a row of draw_entries.
+type entryRow struct {
+	ItemID     int64
+	EntryID    string
+	UserID     string
+	VariantID  int64
+	EnteredAt  time.Time
+	Place      *int
+	OfferState *string
+	OfferedAt  *time.Time
+	Deadline   *time.Time
+}
+
+func (entryRow) TableName() string { return "draw_entries" }
+
+// Offer states in draw_entries and, as suffixes, in Redis (lua/offer.lua).
+const (
+	offerOpen    = "open"
+	offerBought  = "bought"
+	offerExpired = "expired"
+)
+
+// Results of an entry after the draw.
+const (
+	ResultWon      = "won"      // offered a unit, at the draw or passed down
+	ResultWaitlist = "waitlist" // a unit may still come back to it
+	ResultLost     = "lost"     // the sale ended before a unit reached it
+)
+
+// Entry is a shopper's entry as they see it.
+type Entry struct {
+	EntryID   string
+	VariantID int64
+	EnteredAt time.Time
+	// After the draw: Result, and Position (for won, the place in the
+	// variant's ranking; for waitlist, the place in the waitlist, 1 next).
+	Result   string
+	Position *int
+	// Offer: open until Deadline, or bought, or expired.
+	OfferState string
+	Deadline   *time.Time
+	OrderID    *string // the order bought with the offer, while it is active
+}
+
+// Enter enters user in draw sale itemID for variantID, or moves their entry
+// to variantID. Entries are taken from entries_open_at until
+// entries_close_at; the sale's row is read with a shared lock, which the
+// draw's exclusive lock waits for, so no entry lands in a drawn sale.
+func (s *Service) Enter(ctx context.Context, itemID int64, user string, variantID int64) (Entry, error) {
+	var out Entry
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		it, err := catalog.NewStore(tx).GetShared(ctx, itemID)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		switch {
+		case !it.IsDraw():
+			return ErrNotADraw
+		case now.Before(*it.EntriesOpenAt):
+			return ErrEntriesNotOpen
+		case it.DrawnAt != nil || !now.Before(*it.EntriesCloseAt) || it.RetiredAt != nil:
+			return ErrEntriesClosed
+		}
+		if variantID == 0 && len(it.Variants) == 1 {
+			variantID = it.Variants[0].ID
+		}
+		if _, ok := it.Variant(variantID); !ok {
+			return catalog.ErrVariantNotFound
+		}
+		row := entryRow{ItemID: itemID, EntryID: EntryID(it.DrawSalt, user), UserID: user, VariantID: variantID,
+			EnteredAt: now.UTC().Truncate(time.Millisecond)}
+		err = tx.Exec("INSERT INTO draw_entries (item_id, entry_id, user_id, variant_id, entered_at) VALUES (?, ?, ?, ?, ?) "+
+			"ON DUPLICATE KEY UPDATE variant_id = VALUES(variant_id)",
+			row.ItemID, row.EntryID, row.UserID, row.VariantID, row.EnteredAt).Error
+		if err != nil {
+			return fmt.Errorf("enter draw %d: %w", itemID, err)
+		}
+		if err := tx.Take(&row, "item_id = ? AND entry_id = ?", itemID, row.EntryID).Error; err != nil {
+			return err
+		}
+		out = Entry{EntryID: row.EntryID, VariantID: row.VariantID, EnteredAt: row.EnteredAt.UTC()}
+		return nil
+	})
+	return out, err
+}
+
+// Look returns user's entry in draw sale itemID and, once drawn, how it
+// stands. The offer's state is Redis's, which a purchase changes at once;
+// MySQL's follows within a round of the draw job.
+func (s *Service) Look(ctx context.Context, itemID int64, user string) (Entry, catalog.Item, error) {
+	it, err := s.item(ctx, itemID)
+	if err != nil {
+		return Entry{}, it, err
+	}
+	var row entryRow
+	err = s.db.WithContext(ctx).Take(&row, "item_id = ? AND user_id = ?", itemID, user).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return Entry{}, it, ErrNoEntry
+	}
+	if err != nil {
+		return Entry{}, it, err
+	}
+	e := Entry{EntryID: row.EntryID, VariantID: row.VariantID, EnteredAt: row.EnteredAt.UTC()}
+	if it.DrawnAt == nil || row.Place == nil {
+		return e, it, nil
+	}
+	now := s.now()
+	if row.OfferState != nil {
+		e.Result, e.Position, e.OfferState = ResultWon, row.Place, *row.OfferState
+		if live, err := s.rdb.HGet(ctx, s.keys.Item(itemID).DrawOffers(), user).Result(); err == nil {
+			e.OfferState = stateOf(live)
+		}
+		if e.OfferState == offerOpen && row.Deadline != nil && now.Before(*row.Deadline) {
+			d := row.Deadline.UTC()
+			e.Deadline = &d
+		} else if e.OfferState == offerOpen {
+			e.OfferState = offerExpired // the job has not marked it yet
+		}
+		if e.OfferState == offerBought {
+			if v, err := s.rdb.HGet(ctx, s.keys.Item(itemID).Buyers(), user).Result(); err == nil {
+				if b, err := keyspace.ParseBuyer(v); err == nil {
+					e.OrderID = &b.OrderID
+				}
+			}
+		}
+		return e, it, nil
+	}
+	if !now.Before(it.EndsAt) {
+		e.Result = ResultLost
+		return e, it, nil
+	}
+	var reached *int
+	err = s.db.WithContext(ctx).Raw("SELECT MAX(place) FROM draw_entries WHERE item_id = ? AND variant_id = ? AND offer_state IS NOT NULL",
+		itemID, row.VariantID).Scan(&reached).Error
+	if err != nil {
+		return Entry{}, it, err
+	}
+	pos := *row.Place
+	if reached != nil {
+		pos -= *reached
+	}
+	e.Result, e.Position = ResultWaitlist, &pos
+	return e, it, nil
+}
+
+// stateOf reads an offer's state from its Redis value.
+func stateOf(v string) string {
+	switch {
+	case strings.HasSuffix(v, ":"+offerBought):
+		return offerBought
+	case strings.HasSuffix(v, ":"+offerExpired):
+		return offerExpired
+	default:
+		return offerOpen
+	}
+}
+
+// offerValue is an open offer as Redis holds it.
+func offerValue(variantID int64, deadline time.Time) string {
+	return strconv.FormatInt(variantID, 10) + ":" + strconv.FormatInt(deadline.UnixMilli(), 10)
+}

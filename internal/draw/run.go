@@ -1,0 +1,126 @@
+package draw
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/sync/lock"
+)
+
+// Job is Run as a periodic job of the fleet: one server at a time draws and
+// passes units on, so nothing is drawn or offered twice.
+func (s *Service) Job(every time.Duration) lock.Job {
+	return lock.Job{Name: "draws", Every: every, Run: s.Run}
+}
+
+// Run draws every draw sale whose entries have closed, then for every drawn
+// sale still on settles the offers that were bought or lapsed and offers the
+// units nobody holds to the next entries of the rankings. Each step is
+// written so that a crash anywhere leaves a state the next run completes:
+// the draw is one transaction, and an offer is written to MySQL before
+// Redis, which the next run copies over if it was not.
+func (s *Service) Run(ctx context.Context) error {
+	now := s.now()
+	var due []int64
+	err := s.db.WithContext(ctx).Raw("SELECT id FROM items WHERE mode = ? AND drawn_at IS NULL AND entries_close_at <= ? "+
+		"AND retired_at IS NULL", catalog.ModeDraw, now).Scan(&due).Error
+	if err != nil {
+		return fmt.Errorf("find draws due: %w", err)
+	}
+	for _, id := range due {
+		if err := s.draw(ctx, id); err != nil {
+			return err
+		}
+	}
+	var live []int64
+	err = s.db.WithContext(ctx).Raw("SELECT id FROM items WHERE mode = ? AND drawn_at IS NOT NULL AND ends_at > ? "+
+		"AND retired_at IS NULL", catalog.ModeDraw, now).Scan(&live).Error
+	if err != nil {
+		return fmt.Errorf("find drawn sales: %w", err)
+	}
+	for _, id := range live {
+		if err := s.pass(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drawBatch is how many entries one statement writes back.
+const drawBatch = 1000
+
+// draw ranks the entries of sale id and offers each variant's first units,
+// in one transaction under the sale's row lock: entries take a shared lock
+// on it, so none lands after the ranking is read; drawn_at makes a second
+// draw a no-op.
+func (s *Service) draw(ctx context.Context, id int64) error {
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		it, err := catalog.NewStore(tx).GetForUpdate(ctx, id)
+		if err != nil || it.DrawnAt != nil {
+			return err
+		}
+		var rows []entryRow
+		if err := tx.Where("item_id = ?", id).Find(&rows).Error; err != nil {
+			return err
+		}
+		tickets := make([]Ticket, len(rows))
+		byID := make(map[string]*entryRow, len(rows))
+		for i := range rows {
+			tickets[i] = Ticket{EntryID: rows[i].EntryID, VariantID: rows[i].VariantID}
+			byID[rows[i].EntryID] = &rows[i]
+		}
+		u := make(map[int64]int, len(it.Variants))
+		for _, v := range it.Variants {
+			u[v.ID] = v.StockTotal
+			if err := tx.Exec("UPDATE variants SET draw_units = stock_total WHERE id = ?", v.ID).Error; err != nil {
+				return err
+			}
+		}
+		now := s.now().UTC().Truncate(time.Millisecond)
+		until := deadline(it, now)
+		for v, ranking := range Rank(it.DrawSeed, tickets, u) {
+			for i, t := range ranking {
+				r := byID[t.EntryID]
+				place := i + 1
+				r.Place = &place
+				if place <= u[v] {
+					r.OfferState, r.OfferedAt, r.Deadline = ptr(offerOpen), &now, &until
+				}
+			}
+		}
+		if err := writePlaces(tx, rows); err != nil {
+			return err
+		}
+		return tx.Exec("UPDATE items SET drawn_at = ? WHERE id = ?", now, id).Error
+	})
+	if err != nil {
+		return fmt.Errorf("draw sale %d: %w", id, err)
+	}
+	s.log.InfoContext(ctx, "sale drawn", "item_id", id)
+	return nil
+}
+
+func writePlaces(tx *gorm.DB, rows []entryRow) error {
+	for from := 0; from < len(rows); from += drawBatch {
+		batch := rows[from:min(from+drawBatch, len(rows))]
+		args := make([]any, 0, 9*len(batch))
+		for _, r := range batch {
+			args = append(args, r.ItemID, r.EntryID, r.UserID, r.VariantID, r.EnteredAt, r.Place, r.OfferState, r.OfferedAt, r.Deadline)
+		}
+		sql := "INSERT INTO draw_entries (item_id, entry_id, user_id, variant_id, entered_at, place, offer_state, offered_at, deadline) VALUES " +
+			strings.Repeat("(?,?,?,?,?,?,?,?,?),", len(batch)-1) + "(?,?,?,?,?,?,?,?,?)" +
+			" ON DUPLICATE KEY UPDATE place = VALUES(place), offer_state = VALUES(offer_state), " +
+			"offered_at = VALUES(offered_at), deadline = VALUES(deadline)"
+		if err := tx.Exec(sql, args...).Error; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func ptr[T any](v T) *T { return &v }
