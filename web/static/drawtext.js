@@ -59,7 +59,7 @@ function describeResult(e, label, now, ended) {
       if (left > 0) {
         return ['won', `${won} — buy within `, 'If you do not buy in time, the unit goes to the next shopper on the waitlist.', short(left)];
       }
-      return ['expired', `Your time to buy${what} has passed.`, 'The unit went to the next shopper on the waitlist.'];
+      return ['expired', `The unit you won${what} went to the next shopper on the waitlist.`, 'Your time to buy passed, or your order was cancelled.'];
     }
     case 'waitlist':
       if (ended) return ['lost', 'Not drawn.', 'The sale has ended.'];

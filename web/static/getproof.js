@@ -5,12 +5,22 @@
 import { api } from './api.js';
 import { solveChallenge } from './pow.js';
 
-// getProof returns the X-Proof-Of-Work value for one action on sale itemID;
-// fresh is a {challenge, difficulty} the server already handed out.
+// getProof returns the X-Proof-Of-Work value for one action on sale itemID,
+// or '' from a server that hands out no challenges (one older than proof of
+// work); fresh is a {challenge, difficulty} the server already handed out.
 export async function getProof(itemID, fresh = null) {
-  const c = fresh || await api('POST', `/api/v1/items/${encodeURIComponent(itemID)}/challenge`);
+  let c = fresh;
+  try {
+    c = c || await api('POST', `/api/v1/items/${encodeURIComponent(itemID)}/challenge`);
+  } catch (err) {
+    if (err.code === 'not_found') return ''; // no such route
+    throw err;
+  }
   return `${c.challenge}:${await solveChallenge(c.challenge, c.difficulty)}`;
 }
+
+// proofHeader is the header that carries proof, if there is one.
+export const proofHeader = (proof) => (proof ? { 'X-Proof-Of-Work': proof } : {});
 
 // withProof runs send(proof) and, when the server refuses the proof with a
 // fresh challenge, solves that one and sends once more.
