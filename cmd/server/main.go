@@ -3,6 +3,8 @@
 //	server [serve]   serve HTTP and persist orders (default)
 //	server migrate   apply the MySQL migrations and exit
 //	server seed      create the three demo sales if missing and exit
+//	server verify-draw [-user ID] URL
+//	                 recompute a published draw and check it (see README)
 package main
 
 import (
@@ -40,6 +42,8 @@ func run(ctx context.Context, args []string) error {
 		cmd = args[0]
 	}
 	switch cmd {
+	case "verify-draw":
+		return verifyDraw(ctx, args[1:], os.Stdout)
 	case "migrate", "seed":
 		// These need only MySQL; they must not demand the server's secrets.
 		dsn, err := config.Load(withDummySecrets)
@@ -64,7 +68,7 @@ func run(ctx context.Context, args []string) error {
 		}
 		return a.Run(ctx)
 	}
-	return fmt.Errorf("unknown command %q: want serve, migrate or seed", cmd)
+	return fmt.Errorf("unknown command %q: want serve, migrate, seed or verify-draw", cmd)
 }
 
 // servePprof serves Go's profiler on its own listener, apart from the API,
