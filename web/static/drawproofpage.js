@@ -61,6 +61,7 @@ async function main() {
   $('#back').href = `/sale/${encodeURIComponent(itemID)}`;
   $('#sale-name').textContent = item.name;
   $('#data-link').href = `/api/v1/items/${encodeURIComponent(itemID)}/draw`;
+  $('#verify-cmd').textContent = `seckill verify-draw -user ${user || 'YOUR_NAME'} ${location.origin}/sale/${encodeURIComponent(itemID)}`;
   const box = new ProofBox($('#published'), itemID);
   for (;;) {
     let d;
