@@ -140,6 +140,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	// sell-out reaches waiting pages within a fifth of a second.
 	a.roomWatch = room.NewWatcher(a.rooms, a.roomSales(now), now, 200*time.Millisecond, 2*time.Second, a.log)
 	a.counters = tally.New(a.db, a.log)
+	a.roomWatch.UsePaidUnits(a.orders.PaidUnits)
 	a.roomWatch.OnTick(func(id int64, st room.Standing) {
 		a.counters.Level(id, tally.RoomJoins, st.Queued())
 		a.counters.Level(id, tally.RoomAdmits, st.Admitted)

@@ -75,7 +75,7 @@ func TestServerTimeIsNeverCached(t *testing.T) {
 	}
 }
 
-// orderEvent is one event of an order's stream.
+// orderEvent is one event of an order's stream (or any other).
 type orderEvent struct {
 	name string
 	body map[string]any
@@ -84,11 +84,20 @@ type orderEvent struct {
 // followOrder opens the order's event stream with the shopper's token.
 func followOrder(tb testing.TB, ctx context.Context, s *server, orderID, token string) <-chan orderEvent {
 	tb.Helper()
-	req, _ := http.NewRequestWithContext(ctx, "GET", s.url("/api/v1/orders/"+orderID+"/events"), nil)
-	req.Header.Set("Authorization", "Bearer "+token)
+	return follow(tb, ctx, s, "/api/v1/orders/"+orderID+"/events", token)
+}
+
+// follow opens an event stream, with token if not "", and hands out its
+// events until ctx ends.
+func follow(tb testing.TB, ctx context.Context, s *server, path, token string) <-chan orderEvent {
+	tb.Helper()
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.url(path), nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil || resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		tb.Fatalf("order stream: %v %v", resp, err)
+		tb.Fatalf("event stream %s: %v %v", path, resp, err)
 	}
 	out := make(chan orderEvent, 16)
 	go func() {

@@ -20,7 +20,7 @@ type Room interface {
 
 // RoomEvents hands out a room's standings as they change (room.Watcher).
 type RoomEvents interface {
-	Subscribe(itemID int64) (<-chan room.Standing, func())
+	Subscribe(itemID int64) (<-chan room.Live, func())
 }
 
 // Warmer runs a step that needs the sale in Redis, warming it first if
@@ -40,6 +40,8 @@ type roomAPI struct {
 	window     time.Duration // how long an admitted shopper has to buy
 	admissions purchaseTokens
 	counters   *tally.Set // the room's totals for the post-sale report
+
+	unpaid *unpaidUnits // what can still come back to a sold-out room
 }
 
 // roomJSON is a shopper's place in a sale's waiting room. Position is
@@ -55,6 +57,10 @@ type roomJSON struct {
 	Token          string     `json:"token,omitempty"`
 	TokenExpiresAt *time.Time `json:"token_expires_at,omitempty"`
 	roomStateJSON
+
+	// Chance is the shopper's chance of buying while they wait with a
+	// place; null otherwise.
+	Chance *chanceJSON `json:"chance"`
 }
 
 // roomStateJSON is the room as everyone sees it: the live stream sends it.
@@ -69,6 +75,13 @@ type roomStateJSON struct {
 	Rate       int       `json:"rate"`
 	OpensAt    time.Time `json:"opens_at"`
 	ServerTime time.Time `json:"server_time"`
+
+	// What a waiting page works its chance out from (see chanceJSON).
+	Holding int64 `json:"holding"` // admitted shoppers whose turn to buy is open
+	Limit   int   `json:"limit"`   // units one shopper may buy
+	// UnitsUnpaid is, once sold out, the units in orders not paid yet:
+	// what a cancel or the payment timeout can still return. Null before.
+	UnitsUnpaid *int64 `json:"units_unpaid"`
 }
 
 // Shopper states in a room.
@@ -125,7 +138,9 @@ func (a roomAPI) rules(it catalog.Item) room.Rules {
 }
 
 func (a roomAPI) present(it catalog.Item, st room.Standing, user string, now time.Time) roomJSON {
-	out := roomJSON{ItemID: it.ID, Joined: st.Joined, roomStateJSON: roomState(it, st, now)}
+	unpaid := a.unpaid.of(it, st)
+	out := roomJSON{ItemID: it.ID, Joined: st.Joined, roomStateJSON: roomState(it, st, now, unpaid),
+		Chance: chanceOf(it, st, unpaid)}
 	if st.Joined && st.Position >= 0 {
 		pos := st.Position + 1
 		out.Position = &pos
@@ -156,13 +171,15 @@ func (a roomAPI) present(it catalog.Item, st room.Standing, user string, now tim
 	return out
 }
 
-func roomState(it catalog.Item, st room.Standing, now time.Time) roomStateJSON {
+func roomState(it catalog.Item, st room.Standing, now time.Time, unpaid *int64) roomStateJSON {
 	return roomStateJSON{Opened: st.Opened, Admitted: st.Admitted, Queued: st.Queued(), StockLeft: st.StockLeft,
-		SoldOut: st.SoldOut(), Ended: st.Ended, Paused: st.Paused, Rate: it.RoomRate, OpensAt: it.StartsAt.UTC(), ServerTime: now.UTC()}
+		SoldOut: st.SoldOut(), Ended: st.Ended, Paused: st.Paused, Rate: it.RoomRate, OpensAt: it.StartsAt.UTC(), ServerTime: now.UTC(),
+		Holding: st.Holding, Limit: max(it.PerUserLimit, 1), UnitsUnpaid: unpaid}
 }
 
 // roomEvents streams the room as everyone sees it (how many are admitted,
-// queued, stock left, sold out) each time it changes, as Server-Sent Events.
+// queued, holding a turn, stock left, sold out, and then what may come
+// back) each time it changes, as Server-Sent Events.
 // A waiting page knows its own position and works out the rest, so this
 // needs no sign-in and costs the server one tick per room, not per page.
 func (a roomAPI) events(c *gin.Context) {
@@ -172,5 +189,5 @@ func (a roomAPI) events(c *gin.Context) {
 	}
 	ch, stop := a.live.Subscribe(it.ID)
 	defer stop()
-	pump(a.sse, c, ch, func(sse *sseStream, st room.Standing) { sse.send("room", roomState(it, st, a.now())) })
+	pump(a.sse, c, ch, func(sse *sseStream, l room.Live) { sse.send("room", roomState(it, l.Standing, a.now(), l.Unpaid)) })
 }

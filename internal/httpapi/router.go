@@ -242,7 +242,7 @@ func newAreas(d Deps) areas {
 			feed: d.OrderFeed, sse: sse, demoPay: d.DemoPayments},
 		payments: paymentAPI{replier: rep, payments: d.Sales, secret: []byte(d.PaymentSecret), wall: time.Now},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
-			window: purchaseTok.ttl, admissions: admissionTok, counters: d.Counters},
+			window: purchaseTok.ttl, admissions: admissionTok, counters: d.Counters, unpaid: newUnpaidUnits(d.Orders)},
 		draws:    drawAPI{replier: rep, draws: d.Draws, tokens: purchaseTok},
 		report:   reportAPI{saleView: sales, reports: d.Reports, orders: d.Orders},
 		webhooks: newWebhookAPI(rep, d),

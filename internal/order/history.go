@@ -123,3 +123,18 @@ func (s *Store) ReachedAt(ctx context.Context, itemID int64, total int) (at time
 	}
 	return t.Time, t.Valid && total > 0, nil
 }
+
+// PaidUnits reads the sale's units in paid orders and its stock_total in
+// one statement, so the two agree with each other. The waiting room tells
+// from them whether a sell-out is final: units taken and not paid for can
+// still come back. A sale that does not exist has 0 of both.
+func (s *Store) PaidUnits(ctx context.Context, itemID int64) (paid, total int64, err error) {
+	var r struct{ Paid, Total int64 }
+	err = s.db.WithContext(ctx).Raw(`SELECT i.stock_total AS total,
+		(SELECT COALESCE(SUM(o.quantity), 0) FROM orders o WHERE o.item_id = i.id AND o.status = ?) AS paid
+		FROM items i WHERE i.id = ?`, StatusPaid, itemID).Scan(&r).Error
+	if err != nil {
+		return 0, 0, fmt.Errorf("paid units of item %d: %w", itemID, err)
+	}
+	return r.Paid, r.Total, nil
+}

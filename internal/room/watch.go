@@ -38,6 +38,40 @@ type Watcher struct {
 	wake chan struct{}
 	// ticked hears every standing a tick read (nil: nobody).
 	ticked func(itemID int64, st Standing)
+	// paid reads a sale's paid units and stock total (nil: never), and
+	// readings keeps the last of each sold-out room; only Run touches it.
+	paid     func(ctx context.Context, itemID int64) (paid, total int64, err error)
+	readings map[int64]reading
+}
+
+// Live is a room's standing as the watcher hands it to live pages, with
+// what MySQL adds once the room is sold out.
+type Live struct {
+	Standing
+	// Unpaid is, while the room is sold out and the sale runs, the units
+	// taken and not paid for (see Unpaid): what a cancel or the payment
+	// timeout can still return; 0 makes the sell-out final. Nil otherwise,
+	// or when MySQL cannot tell.
+	Unpaid *int64
+}
+
+// reading is a sold-out room's last count of units not paid for.
+type reading struct {
+	at      time.Time
+	notPaid int64 // stock total - paid units
+	ok      bool
+}
+
+// paidEvery is how often the watcher counts a sold-out room's paid units:
+// a payment can make the sell-out final without changing the room, and the
+// pages should hear of it soon, at one MySQL query per room and server.
+const paidEvery = time.Second
+
+// UsePaidUnits has the watcher count a sold-out sale's paid units with f
+// (order.Store.PaidUnits), so live pages hear when the sell-out becomes
+// final. Call it before Run.
+func (w *Watcher) UsePaidUnits(f func(ctx context.Context, itemID int64) (paid, total int64, err error)) {
+	w.paid, w.readings = f, map[int64]reading{}
 }
 
 // OnTick has f hear every standing a tick reads, changed or not. Call it
@@ -46,9 +80,9 @@ func (w *Watcher) OnTick(f func(itemID int64, st Standing)) { w.ticked = f }
 
 type watched struct {
 	sale   Sale
-	latest Standing
+	latest Live
 	known  bool
-	subs   map[chan Standing]struct{}
+	subs   map[chan Live]struct{}
 }
 
 // NewWatcher returns a watcher that ticks every interval and re-reads the
@@ -97,12 +131,15 @@ func (w *Watcher) refresh(ctx context.Context) error {
 		if r := w.rooms[s.ID]; r != nil {
 			r.sale = s
 		} else {
-			w.rooms[s.ID] = &watched{sale: s, subs: map[chan Standing]struct{}{}}
+			w.rooms[s.ID] = &watched{sale: s, subs: map[chan Live]struct{}{}}
 		}
 	}
 	for id, r := range w.rooms {
 		if !keep[id] && len(r.subs) == 0 {
 			delete(w.rooms, id)
+		}
+		if !keep[id] {
+			delete(w.readings, id) // no longer ticked: its reading would only go stale
 		}
 	}
 	return nil
@@ -129,12 +166,35 @@ func (w *Watcher) tickAll(ctx context.Context) {
 		if w.ticked != nil {
 			w.ticked(s.ID, st)
 		}
-		w.publish(s.ID, st)
+		w.publish(s.ID, w.live(ctx, s.ID, st))
 	}
 }
 
+// live adds to st what can still come back to its room once sold out,
+// counting paid units at most every paidEvery.
+func (w *Watcher) live(ctx context.Context, itemID int64, st Standing) Live {
+	if w.paid == nil || !st.SoldOut() || st.Ended {
+		delete(w.readings, itemID)
+		return Live{Standing: st}
+	}
+	r := w.readings[itemID]
+	if time.Since(r.at) >= paidEvery {
+		paid, total, err := w.paid(ctx, itemID)
+		if err != nil && ctx.Err() == nil {
+			w.log.Warn("room watcher: cannot count paid units", "item_id", itemID, "err", err)
+		}
+		r = reading{at: time.Now(), notPaid: total - paid, ok: err == nil}
+		w.readings[itemID] = r
+	}
+	if !r.ok {
+		return Live{Standing: st}
+	}
+	n := Unpaid(r.notPaid, 0, st.StockLeft)
+	return Live{Standing: st, Unpaid: &n}
+}
+
 // publish records st and passes it on if the room changed.
-func (w *Watcher) publish(itemID int64, st Standing) {
+func (w *Watcher) publish(itemID int64, st Live) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	r := w.rooms[itemID]
@@ -151,19 +211,20 @@ func (w *Watcher) publish(itemID int64, st Standing) {
 	}
 }
 
-func sameRoom(a, b Standing) bool {
+func sameRoom(a, b Live) bool {
 	return a.Opened == b.Opened && a.Ended == b.Ended && a.Paused == b.Paused && a.Admitted == b.Admitted && a.Early == b.Early &&
-		a.Late == b.Late && a.StockLeft == b.StockLeft && a.Holding == b.Holding
+		a.Late == b.Late && a.StockLeft == b.StockLeft && a.Holding == b.Holding &&
+		(a.Unpaid == nil) == (b.Unpaid == nil) && (a.Unpaid == nil || *a.Unpaid == *b.Unpaid)
 }
 
 // Subscribe returns the room's standings as they change, starting with the
 // latest if there is one, and a function to stop.
-func (w *Watcher) Subscribe(itemID int64) (<-chan Standing, func()) {
-	ch := make(chan Standing, 1)
+func (w *Watcher) Subscribe(itemID int64) (<-chan Live, func()) {
+	ch := make(chan Live, 1)
 	w.mu.Lock()
 	r := w.rooms[itemID]
 	if r == nil {
-		r = &watched{subs: map[chan Standing]struct{}{}} // sale unknown yet: the next refresh fills it
+		r = &watched{subs: map[chan Live]struct{}{}} // sale unknown yet: the next refresh fills it
 		w.rooms[itemID] = r
 	}
 	if r.sale.ID == 0 {

@@ -5,10 +5,19 @@
 // per page per second. It asks the server again only when its turn has come
 // (to fetch the admission token) or when the opening draw has placed it.
 import { api, humanError, serverNow } from './api.js';
+import { chanceOf, chanceWords } from './chance.js';
 
 // Pages learning their place at the opening spread their requests over this
 // long, so the opening second is not a stampede of its own.
 const OPENING_SPREAD_MS = 1500;
+
+// queued says whether a standing is a place in the line, not yet admitted:
+// the server calls it sold_out or paused while the room is.
+const queued = (me) => me && me.joined && !me.admitted_at && ['waiting', 'paused', 'sold_out'].includes(me.state);
+
+// capped says whether the room holds everyone back because the open turns
+// may take every unit left (lua/room.lua admits no more turns than that).
+const capped = (c) => !!c && c.left > 0 && c.holding >= Math.ceil(c.left / c.limit);
 
 export function waitingRoom(itemID, onChange) {
   const path = `/api/v1/items/${itemID}/room`;
@@ -46,7 +55,7 @@ export function waitingRoom(itemID, onChange) {
     publish();
     // A resume lets the room admit again: ask where this shopper stands.
     if (me && me.state === 'paused' && !state.paused) askSoon(OPENING_SPREAD_MS);
-    if (!me || !me.joined || me.state !== 'waiting' || state.ended) return;
+    if (!queued(me) || state.ended) return;
     if (state.opened && me.position === null) askSoon(OPENING_SPREAD_MS);
     else if (me.position !== null && state.admitted >= me.position && !state.sold_out) askSoon(200);
   }
@@ -66,10 +75,11 @@ export function waitingRoom(itemID, onChange) {
 }
 
 // view is what the page shows, from the standing the server last gave and
-// the room's latest state: the place is fixed, so only "ahead" moves.
+// the room's latest state: the place is fixed, so only "ahead" and the
+// chance move.
 export function view(me, room, now, error) {
   const v = { state: me ? me.state : 'loading', position: null, ahead: null, waitSeconds: null,
-    token: '', expiresAt: 0, opened: false, soldOut: false, queued: 0, stockLeft: null, error };
+    token: '', expiresAt: 0, opened: false, soldOut: false, queued: 0, stockLeft: null, chance: null, error };
   if (!me) return v;
   Object.assign(v, { position: me.position, opened: room.opened, soldOut: room.sold_out, queued: room.queued,
     stockLeft: room.stock_left });
@@ -78,14 +88,19 @@ export function view(me, room, now, error) {
     if (now >= v.expiresAt) Object.assign(v, { state: 'expired', token: '', ahead: null, waitSeconds: null });
     return v;
   }
-  if (me.state !== 'waiting' && me.state !== 'paused') return v;
+  if (!queued(me)) return v;
+  // The server gives a chance only to a shopper waiting with a place; the
+  // page keeps it current from the room's state.
+  v.chance = me.chance ? chanceOf(me.position, room) : null;
   if (room.ended) v.state = 'ended';
   else if (room.paused) v.state = 'paused';
   else if (room.sold_out) v.state = 'sold_out';
   else v.state = 'waiting';
   if (v.state === 'waiting' && me.position !== null) {
     v.ahead = Math.max(me.position - 1 - room.admitted, 0);
-    v.waitSeconds = room.rate > 0 ? Math.ceil(v.ahead / room.rate) : null;
+    // While the open turns can take every unit left, nobody more is let in
+    // until one of them buys or passes: no rate can say when that is.
+    v.waitSeconds = room.rate > 0 && !capped(v.chance) ? Math.ceil(v.ahead / room.rate) : null;
   }
   return v;
 }
@@ -100,6 +115,9 @@ export function describe(v, rate) {
         return ['You are in the waiting room.',
           `When the sale opens, everyone waiting gets a random place in line, so there is no need to hurry or refresh. Then ${rate === 1 ? 'one shopper a second gets a turn' : `${rate} shoppers a second get their turn`} to buy.`];
       }
+      if (v.ahead === 0 && capped(v.chance)) {
+        return ['You are next in line.', 'Your turn comes when a unit is free: when a shopper let in before you buys or lets their turn pass.'];
+      }
       if (v.ahead === 0) return ['Your turn is coming up now…', 'Keep this page open.'];
       return [`You are number ${v.position} in line.`, 'Keep this page open: it updates by itself, and Buy turns on when it is your turn.'];
     case 'admitted':
@@ -107,6 +125,8 @@ export function describe(v, rate) {
     case 'expired':
       return ['Your turn to buy has passed.', 'The place went to the next shopper in line.'];
     case 'sold_out':
+      if (v.chance && v.chance.final) return ['Sold out: you will not get one this time.', chanceWords(v.chance)[1]];
+      if (v.chance) return ['Sold out for now.', chanceWords(v.chance)[1]];
       return ['Sold out. Everyone still waiting has been told.', 'If units come back (a cancelled order), the room lets the next in line buy them.'];
     case 'ended':
       return ['This sale has ended.', ''];

@@ -8,6 +8,7 @@ import { $, el, api, fetchItem, countdown, price, priceText, liveStatus, statusL
   syncWithServer, keepClockSynced, newKey } from './api.js';
 import { followOrder } from './orderfeed.js';
 import { waitingRoom, describe, waitText } from './room.js';
+import { chanceWords } from './chance.js';
 import { Picker } from './picker.js';
 import { Draw } from './draw.js';
 
@@ -99,7 +100,7 @@ function tick() {
   $('#signin').classList.toggle('hidden', !!user || st === 'sold_out' || st === 'ended');
   $('#buy').dataset.state = st;
   if (!messageLocked) {
-    if (st === 'sold_out') say('Sold out. Every unit has been claimed.', 'error');
+    if (st === 'sold_out') say(roomView && roomView.state === 'sold_out' ? '' : 'Sold out. Every unit has been claimed.', 'error'); // the room says it
     else if (st === 'ended') say('This sale has ended.', 'error');
     else if (st === 'paused') say(pausedMessage, 'error');
     else if (st === 'upcoming') say(hasRoom() ? 'The Buy button turns on when the waiting room lets you in.' : 'The Buy button turns on when the sale opens.');
@@ -255,6 +256,25 @@ function renderRoom() {
   $('#room-ahead').textContent = v.ahead ?? '—';
   $('#room-wait').textContent = waitText(v.waitSeconds);
   $('#room-queued').textContent = v.queued;
+  renderChance(v);
+}
+
+// renderChance shows the waiting shopper's chance while they have one to
+// wait for. Once the room is sold out the headline and note say what is
+// left to hope for, with a way out; place, wait and Buy mean nothing then.
+function renderChance(v) {
+  const soldOut = v.state === 'sold_out';
+  for (const sel of ['#room-stats', '#buy-form']) $(sel).classList.toggle('hidden', soldOut);
+  $('#room-leave').classList.toggle('hidden', !soldOut);
+  const c = v.state === 'waiting' || v.state === 'paused' ? v.chance : null;
+  $('#room-chance').classList.toggle('hidden', !c);
+  $('#room').dataset.outlook = v.chance ? v.chance.outlook : '';
+  if (c) {
+    const [label, text] = chanceWords(c);
+    $('#room-chance-label').textContent = label;
+    $('#room-chance-label').className = `badge chance-${c.outlook}`;
+    $('#room-chance-text').textContent = text;
+  }
 }
 
 // enterRoom joins the sale's waiting room unless there is nothing left to
