@@ -9,15 +9,6 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// shots takes a page's screenshot at desktop and at phone width.
-func (b *tab) shots(name string) {
-	b.tb.Helper()
-	b.shot(name)
-	b.do(chromedp.EmulateViewport(390, 844))
-	b.shot(name + "-phone")
-	b.do(chromedp.EmulateViewport(1280, 900))
-}
-
 // drawState is the state the draw panel of a sale page shows.
 const drawState = `document.querySelector('#draw').dataset.state`
 
