@@ -11,10 +11,10 @@ export class APIError extends Error {
     this.orderId = e.order_id || '';
     // A sold-out variant's answer names the variants still on sale.
     this.availableVariants = Array.isArray(e.available_variants) ? e.available_variants : null;
-    this.retryAfter = Number(retryAfter) || 0;
-    // A refused proof of work comes with a fresh challenge to solve.
+    // A refused proof of work carries a fresh challenge (pow.js).
     this.challenge = e.challenge || '';
     this.difficulty = Number(e.difficulty) || 0;
+    this.retryAfter = Number(retryAfter) || 0;
   }
 }
 
@@ -44,15 +44,14 @@ const messages = {
   internal: 'Something went wrong on our side. Please try again.',
   unauthenticated: 'Please sign in first.',
   item_not_found: 'This sale does not exist.',
+  entries_not_open: 'Entries for this draw are not open yet.',
+  entries_closed: 'Entries for this draw have closed.',
+  not_a_draw: 'This sale is not a draw: reload the page.',
   not_admitted: 'Your turn in the waiting room is not open: it has not come yet, it has passed, or it was used to buy.',
   variant_required: 'Choose a size or option first.',
   variant_not_found: 'That option is no longer on sale. Reload the page to see what is.',
   waiting_room: 'This sale sells through its waiting room: wait for your turn, then buy.',
   network: 'Cannot reach the shop. Check your connection and try again.',
-  entries_not_open: 'Entries for this draw are not open yet.',
-  entries_closed: 'Entries for this draw have closed.',
-  not_a_draw: 'This sale is not a draw: reload the page.',
-  proof_of_work_required: 'Your browser could not prove it is not a bot in time. Please try again.',
 };
 
 // pausedMessage is what a page says while an admin has its sale paused.

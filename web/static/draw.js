@@ -6,7 +6,7 @@
 // drawn. The page asks the server for the draw and the entry at a pace set
 // by what it waits for, and stops asking once nothing can change.
 import { $, api, humanError, newKey, countdown, serverNow } from './api.js';
-import { withProof, proofHeader } from './getproof.js';
+import { withProof } from './pow.js';
 import { describeDraw, short, entriesPhase, entriesBadge } from './drawtext.js';
 import { ProofBox } from './drawproof.js';
 
@@ -112,13 +112,13 @@ export class Draw {
     this.busy = 'entering';
     this.error = '';
     try {
-      const send = (proof) => api('POST', `${this.path}/entry`, { variant_id: v.id }, proofHeader(proof));
+      const send = (headers) => api('POST', `${this.path}/entry`, { variant_id: v.id }, headers);
       const e = await withProof(this.itemID, send);
       this.entry = { ...e, result: null, position: null, purchase_deadline: null, purchase_token: null, order_id: null };
       this.changing = false;
       this.pollDraw(); // the entry count now counts this one
     } catch (err) {
-      this.error = humanError(err);
+      this.error = err.code === 'proof_of_work_required' ? 'Your browser could not get ready to enter. Please try again.' : humanError(err);
       if (err.code === 'entries_closed' || err.code === 'entries_not_open') this.pollDraw();
     } finally {
       this.busy = '';
