@@ -44,6 +44,9 @@ const messages = {
   internal: 'Something went wrong on our side. Please try again.',
   unauthenticated: 'Please sign in first.',
   item_not_found: 'This sale does not exist.',
+  entries_not_open: 'Entries for this draw are not open yet.',
+  entries_closed: 'Entries for this draw have closed.',
+  not_a_draw: 'This sale is not a draw: reload the page.',
   not_admitted: 'Your turn in the waiting room is not open: it has not come yet, it has passed, or it was used to buy.',
   variant_required: 'Choose a size or option first.',
   variant_not_found: 'That option is no longer on sale. Reload the page to see what is.',
@@ -183,6 +186,12 @@ export async function signIn(userId) {
 
 export async function signOut() {
   await api('DELETE', '/api/v1/session');
+}
+
+// newKey is a fresh Idempotency-Key: one per purchase intent, reused by its retries.
+export function newKey() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  return [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 export const $ = (sel, root = document) => root.querySelector(sel);

@@ -2,13 +2,15 @@
 // server's clock, a double click never sends two orders, and the order's
 // state follows pending -> confirmed without a reload. A sale with a waiting
 // room turns Buy on only once the room has admitted the shopper. A sale of
-// several variants (sizes, colours) asks the shopper to pick one.
+// several variants (sizes, colours) asks the shopper to pick one. A draw
+// sale hands the page over to draw.js once the sale is read.
 import { $, el, api, fetchItem, countdown, price, priceText, liveStatus, statusLabel, serverNow, header, signInForm, humanError, pausedMessage,
-  syncWithServer, keepClockSynced } from './api.js';
+  syncWithServer, keepClockSynced, newKey } from './api.js';
 import { followOrder } from './orderfeed.js';
 import { waitingRoom, describe, waitText } from './room.js';
 import { chanceWords } from './chance.js';
 import { Picker } from './picker.js';
+import { Draw } from './draw.js';
 
 const itemID = location.pathname.split('/').pop();
 let item = null;
@@ -17,16 +19,12 @@ let buying = false;
 let intentKey = null; // one key per purchase intent; a retry reuses it
 let messageLocked = false; // a purchase answer stays until the next attempt
 let roomView = null; // the shopper's standing in the sale's waiting room, if it has one
+let draw = null; // a draw sale's part of the page (draw.js)
 const picker = new Picker($('#variants'), onChoice);
 $('#image').addEventListener('error', () => $('#figure').classList.add('hidden')); // a broken picture takes no room
 
 const hasRoom = () => item && item.room_rate > 0;
 const admitted = () => !hasRoom() || (roomView && roomView.state === 'admitted');
-
-function newKey() {
-  if (crypto.randomUUID) return crypto.randomUUID();
-  return [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
 
 function say(text, kind = '') {
   const m = $('#message');
@@ -90,6 +88,11 @@ function tick() {
   $('#stock-label').textContent = shown === item ? 'Left' : `Left in ${v.label}`;
   $('#stock').textContent = `${shown.stock_left} / ${shown.stock_total}`;
   picker.paint(item);
+  if (draw) {
+    draw.paint(now);
+    say(item.paused && st !== 'ended' ? pausedMessage : '', 'error');
+    return;
+  }
   const upcoming = st === 'upcoming';
   $('#when').textContent = upcoming ? 'Opens in' : (st === 'ended' ? 'Ended' : 'Ends in');
   $('#countdown').textContent = st === 'ended' ? '00:00:00' : countdown(Date.parse(upcoming ? item.starts_at : item.ends_at) - now);
@@ -302,6 +305,10 @@ async function main() {
     return;
   }
   renderOnce();
+  if (item.mode === 'draw') {
+    $('#buy-form').classList.add('hidden');
+    draw = new Draw({ itemID, user, item: () => item, picker, onOrder: follow });
+  }
   signInForm($('#signin-form'), () => location.reload());
   $('#buy-form').addEventListener('submit', (ev) => { ev.preventDefault(); purchase(); });
   let mine = null;
@@ -311,7 +318,8 @@ async function main() {
       if (mine) follow(mine.order_id, mine.status, mine.variant_label);
     } catch { /* no orders shown; buying still works */ }
   }
-  if (hasRoom()) enterRoom(!!mine);
+  if (draw) draw.start();
+  else if (hasRoom()) enterRoom(!!mine);
   tick();
   setInterval(tick, 100);
   setInterval(() => refresh(), 1000);

@@ -1,6 +1,7 @@
 // The list of sales: live stock, and a countdown to each opening that runs on
 // the server's clock.
 import { $, el, fetchItems, countdown, priceText, liveStatus, statusLabel, serverNow, header, signInForm, humanError } from './api.js';
+import { entriesPhase, entriesBadge } from './drawtext.js';
 
 let items = [];
 
@@ -44,7 +45,22 @@ function paint() {
     c.querySelector('.when').textContent = upcoming ? 'Opens in' : (st === 'ended' ? 'Ended' : 'Ends in');
     c.querySelector('.countdown').textContent = st === 'ended' ? ''
       : countdown(Date.parse(upcoming ? it.starts_at : it.ends_at) - now);
+    if (it.mode === 'draw') paintDraw(c, it, now);
   }
+}
+
+// paintDraw shows a draw's entries, until they close, instead of its
+// opening: its "opening" is for the winners.
+function paintDraw(c, it, now) {
+  const phase = entriesPhase(it, now);
+  if (phase === 'closed' || it.paused) return;
+  const [cls, text] = entriesBadge[phase];
+  const badge = c.querySelector('.badge');
+  badge.className = `badge ${cls}`;
+  badge.textContent = text;
+  const open = phase === 'upcoming';
+  c.querySelector('.when').textContent = open ? 'Entries open in' : 'Entries close in';
+  c.querySelector('.countdown').textContent = countdown(Date.parse(open ? it.entries_open_at : it.entries_close_at) - now);
 }
 
 let pages = 1; // pages of the list shown; a refresh reads as many again
