@@ -17,8 +17,9 @@ import (
 // the record this run brings up to date:
 //
 //  1. Each offer MySQL has open is copied to Redis if Redis lacks it (a
-//     crash came between the two writes), then settled from Redis: bought,
-//     or expired here once its deadline passed unbought.
+//     crash came between the two writes), with a full window from then;
+//     then settled from Redis: bought, or expired here once its deadline
+//     passed unbought.
 //  2. Each variant's free units (stock left minus open offers, counted in
 //     one step in Redis) go to its next entries by place: MySQL first, then
 //     Redis. Only this job offers units, and a purchase takes a unit and an
@@ -58,7 +59,17 @@ func (s *Service) settle(ctx context.Context, it catalog.Item) error {
 	for _, r := range open {
 		v, ok := held[r.UserID]
 		if !ok {
-			if v, err = s.offer.Run(ctx, s.rdb, keys, "publish", r.UserID, offerValue(r.VariantID, *r.Deadline)).Text(); err != nil {
+			// Its shopper could not buy while Redis lacked it (a crash came
+			// between the two writes, or Redis lost the sale): the window
+			// starts again from now.
+			until := deadline(it, now)
+			err := s.db.WithContext(ctx).Exec("UPDATE draw_entries SET deadline = ? WHERE item_id = ? AND entry_id = ? AND offer_state = ?",
+				until, it.ID, r.EntryID, offerOpen).Error
+			if err != nil {
+				return err
+			}
+			r.Deadline = &until
+			if v, err = s.offer.Run(ctx, s.rdb, keys, "publish", r.UserID, offerValue(r.VariantID, until)).Text(); err != nil {
 				return err
 			}
 		}
