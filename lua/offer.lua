@@ -12,8 +12,9 @@
 --             holds its unit until expired). Read together, so a purchase
 --             between two reads cannot make a unit look free twice.
 --   "publish" ARGV[2] user id, ARGV[3] "variantID:deadlineMs": writes the
---             offer unless the shopper has one (HSETNX: an offer only moves
---             forward); returns the value now held.
+--             offer, or moves an open one's deadline, unless the shopper's
+--             is settled (bought or expired: an offer only moves forward);
+--             returns the value now held.
 --   "expire"  ARGV[2] user id, ARGV[3] now (unix ms): an open offer whose
 --             deadline passed becomes expired, so its holder can no longer
 --             buy with it; returns the value now held, false if none.
@@ -32,8 +33,12 @@ if op == 'free' then
   end
   return math.max(left, 0)
 elseif op == 'publish' then
-  redis.call('HSETNX', offers, ARGV[2], ARGV[3])
-  return redis.call('HGET', offers, ARGV[2])
+  local v = redis.call('HGET', offers, ARGV[2])
+  if v and not string.match(v, '^%d+:%d+$') then
+    return v
+  end
+  redis.call('HSET', offers, ARGV[2], ARGV[3])
+  return ARGV[3]
 elseif op == 'expire' then
   local v = redis.call('HGET', offers, ARGV[2])
   if not v then

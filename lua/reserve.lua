@@ -293,6 +293,9 @@ local function reserve(now, user, qty, orderID, idem, admitted, variant, client,
     if v ~= variant or done ~= '' or now >= tonumber(deadline) then
       return 15, '', 0, 0
     end
+    if qty ~= 1 then
+      return 5, '1', 0, 0 -- an offer is one unit, whatever the limits say
+    end
   end
   local limit = limitOf(variant)
   if qty > limit then

@@ -22,6 +22,10 @@ var (
 	// ErrSaleStockOfVariants: a sale of several variants has the sum of
 	// their stock; its stock_total changes through a variant.
 	ErrSaleStockOfVariants = errors.New("catalog: stock_total of a sale with variants is the sum of theirs")
+	// ErrDrawnUnits: a drawn sale's units are offered down its rankings,
+	// so its stock may grow but not be cut: a cut could take a unit an
+	// open offer holds.
+	ErrDrawnUnits = errors.New("catalog: a drawn sale's stock can be added to, not cut")
 	// ErrRetired: the sale is retired (see RetiredAt); it is never warmed
 	// or changed again.
 	ErrRetired = errors.New("catalog: the sale is retired")

@@ -161,6 +161,9 @@ func (s *Store) Update(ctx context.Context, id int64, p Patch, locked func(tx *g
 		if next.Stock < 0 {
 			return ErrStockConflict // the row is locked, so this check is exact
 		}
+		if delta < 0 && cur.DrawnAt != nil {
+			return ErrDrawnUnits
+		}
 		if delta != 0 {
 			v := &next.Variants[0]
 			v.StockTotal, v.Stock = v.StockTotal+delta, v.Stock+delta

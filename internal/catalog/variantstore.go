@@ -35,6 +35,9 @@ func (s *Store) UpdateVariant(ctx context.Context, itemID, variantID int64, p Va
 		if next.Stock < 0 {
 			return ErrStockConflict
 		}
+		if delta < 0 && it.DrawnAt != nil {
+			return ErrDrawnUnits
+		}
 		err = tx.Model(&Variant{}).Where("id = ?", variantID).Updates(map[string]any{
 			"label": next.Label, "price_cents": next.PriceCents, "per_user_limit": next.PerUserLimit,
 			"image_url": next.ImageURL, "stock_total": next.StockTotal, "stock": gorm.Expr("stock + ?", delta),
@@ -131,8 +134,14 @@ func (s *Store) DeleteVariant(ctx context.Context, itemID, variantID int64, now 
 	return it, nil
 }
 
+// beforeOpening refuses a change of variants once the sale opened; a draw
+// opens with its entries, which name a variant each.
 func beforeOpening(it Item, now time.Time) error {
-	if !now.Before(it.StartsAt) {
+	opens := it.StartsAt
+	if it.IsDraw() {
+		opens = *it.EntriesOpenAt
+	}
+	if !now.Before(opens) {
 		return ErrSaleOpened
 	}
 	return nil

@@ -21,6 +21,8 @@ var (
 	ErrEntriesNotOpen = errors.New("draw: entries are not open yet")
 	ErrEntriesClosed  = errors.New("draw: entries are closed")
 	ErrNoEntry        = errors.New("draw: the shopper has not entered")
+	// ErrVariantRequired: the sale has several variants and none was named.
+	ErrVariantRequired = errors.New("draw: the sale has several variants and none was named")
 )
 
 // DefaultPurchaseWindow is how long a drawn shopper has to buy, unless the
@@ -32,18 +34,21 @@ type Service struct {
 	db    *gorm.DB
 	rdb   redis.UniversalClient
 	keys  keyspace.Space
-	now   func() time.Time
+	now   func() time.Time // the sale's clock: windows, the close
+	wall  func() time.Time // how old a cached reading is
 	log   *slog.Logger
 	offer *redis.Script
 
-	mu     sync.Mutex
-	proofs map[int64]Proof // drawn sales' published draws: they never change
+	mu        sync.Mutex
+	proofs    map[int64][]byte            // drawn sales' published draws as JSON
+	proofAt   map[int64]time.Time         // when each was built
+	standings map[variantKey]standingRead // what the waitlists of drawn sales see, read at most once a second
 }
 
 // New returns the draw service.
 func New(db *gorm.DB, rdb redis.UniversalClient, keys keyspace.Space, now func() time.Time, log *slog.Logger) *Service {
-	return &Service{db: db, rdb: rdb, keys: keys, now: now, log: log, offer: redis.NewScript(lua.Offer),
-		proofs: map[int64]Proof{}}
+	return &Service{db: db, rdb: rdb, keys: keys, now: now, wall: time.Now, log: log, offer: redis.NewScript(lua.Offer),
+		proofs: map[int64][]byte{}, proofAt: map[int64]time.Time{}, standings: map[variantKey]standingRead{}}
 }
 
 // Phase is where a draw stands.
@@ -55,6 +60,7 @@ const (
 	PhaseEntriesOpen Phase = "entries_open" // shoppers enter
 	PhaseDrawing     Phase = "drawing"      // entries closed, not drawn yet
 	PhaseDrawn       Phase = "drawn"
+	PhaseEnded       Phase = "ended" // the sale ended before it was drawn: nobody won
 )
 
 // PhaseOf says where draw sale it stands at now.
@@ -62,6 +68,8 @@ func PhaseOf(it catalog.Item, now time.Time) Phase {
 	switch {
 	case it.DrawnAt != nil:
 		return PhaseDrawn
+	case !now.Before(it.EndsAt):
+		return PhaseEnded
 	case now.Before(*it.EntriesOpenAt):
 		return PhaseUpcoming
 	case now.Before(*it.EntriesCloseAt):
@@ -82,11 +90,7 @@ func Window(it catalog.Item) time.Duration {
 // deadline is when an offer of sale it made at now lapses: a window from
 // the later of now and the opening of purchases, never past the sale's end.
 func deadline(it catalog.Item, now time.Time) time.Time {
-	from := now
-	if it.StartsAt.After(from) {
-		from = it.StartsAt
-	}
-	d := from.Add(Window(it))
+	d := later(now, it.StartsAt).Add(Window(it))
 	if d.After(it.EndsAt) {
 		d = it.EndsAt
 	}

@@ -75,11 +75,13 @@ func (s *Service) Enter(ctx context.Context, itemID int64, user string, variantI
 			return ErrNotADraw
 		case now.Before(*it.EntriesOpenAt):
 			return ErrEntriesNotOpen
-		case it.DrawnAt != nil || !now.Before(*it.EntriesCloseAt) || it.RetiredAt != nil:
+		case it.DrawnAt != nil || !now.Before(*it.EntriesCloseAt) || !now.Before(it.EndsAt) || it.RetiredAt != nil:
 			return ErrEntriesClosed
 		}
 		if variantID == 0 && len(it.Variants) == 1 {
 			variantID = it.Variants[0].ID
+		} else if variantID == 0 {
+			return ErrVariantRequired
 		}
 		if _, ok := it.Variant(variantID); !ok {
 			return catalog.ErrVariantNotFound
@@ -102,62 +104,111 @@ func (s *Service) Enter(ctx context.Context, itemID int64, user string, variantI
 }
 
 // Look returns user's entry in draw sale itemID and, once drawn, how it
-// stands. The offer's state is Redis's, which a purchase changes at once;
-// MySQL's follows within a round of the draw job.
-func (s *Service) Look(ctx context.Context, itemID int64, user string) (Entry, catalog.Item, error) {
+// stands.
+func (s *Service) Look(ctx context.Context, itemID int64, user string) (Entry, error) {
 	it, err := s.item(ctx, itemID)
 	if err != nil {
-		return Entry{}, it, err
+		return Entry{}, err
 	}
 	var row entryRow
 	err = s.db.WithContext(ctx).Take(&row, "item_id = ? AND user_id = ?", itemID, user).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Entry{}, it, ErrNoEntry
+		return Entry{}, ErrNoEntry
 	}
 	if err != nil {
-		return Entry{}, it, err
+		return Entry{}, err
 	}
 	e := Entry{EntryID: row.EntryID, VariantID: row.VariantID, EnteredAt: row.EnteredAt.UTC()}
-	if it.DrawnAt == nil || row.Place == nil {
-		return e, it, nil
-	}
 	now := s.now()
+	if it.DrawnAt == nil || row.Place == nil {
+		if !now.Before(it.EndsAt) {
+			e.Result = ResultLost // ended before it was drawn, or its variant removed
+		}
+		return e, nil
+	}
 	if row.OfferState != nil {
-		e.Result, e.Position, e.OfferState = ResultWon, row.Place, *row.OfferState
-		if live, err := s.rdb.HGet(ctx, s.keys.Item(itemID).DrawOffers(), user).Result(); err == nil {
-			e.OfferState = stateOf(live)
-		}
-		if e.OfferState == offerOpen && row.Deadline != nil && now.Before(*row.Deadline) {
-			d := row.Deadline.UTC()
-			e.Deadline = &d
-		} else if e.OfferState == offerOpen {
-			e.OfferState = offerExpired // the job has not marked it yet
-		}
-		if e.OfferState == offerBought {
-			if v, err := s.rdb.HGet(ctx, s.keys.Item(itemID).Buyers(), user).Result(); err == nil {
-				if b, err := keyspace.ParseBuyer(v); err == nil {
-					e.OrderID = &b.OrderID
-				}
+		return s.won(ctx, it, row, e, now), nil
+	}
+	st, err := s.standing(ctx, it, row.VariantID)
+	if err != nil {
+		return Entry{}, err
+	}
+	if !now.Before(it.EndsAt) || st.finished {
+		e.Result = ResultLost
+		return e, nil
+	}
+	pos := *row.Place - st.reached
+	e.Result, e.Position = ResultWaitlist, &pos
+	return e, nil
+}
+
+// won is an entry offered a unit: the offer's state is Redis's, which a
+// purchase changes at once; MySQL's follows within a run of the job.
+func (s *Service) won(ctx context.Context, it catalog.Item, row entryRow, e Entry, now time.Time) Entry {
+	e.Result, e.Position, e.OfferState = ResultWon, row.Place, *row.OfferState
+	k := s.keys.Item(it.ID)
+	if live, err := s.rdb.HGet(ctx, k.DrawOffers(), row.UserID).Result(); err == nil {
+		e.OfferState = stateOf(live)
+	}
+	if e.OfferState == offerOpen && row.Deadline != nil && now.Before(*row.Deadline) {
+		d := row.Deadline.UTC()
+		e.Deadline = &d
+	} else if e.OfferState == offerOpen {
+		e.OfferState = offerExpired // the job has not marked it yet
+	}
+	if e.OfferState == offerBought {
+		if v, err := s.rdb.HGet(ctx, k.Buyers(), row.UserID).Result(); err == nil {
+			if b, err := keyspace.ParseBuyer(v); err == nil {
+				e.OrderID = &b.OrderID
 			}
 		}
-		return e, it, nil
 	}
-	if !now.Before(it.EndsAt) {
-		e.Result = ResultLost
-		return e, it, nil
+	return e
+}
+
+type variantKey struct{ item, variant int64 }
+
+// standingRead is how far a variant's ranking has been offered, and
+// whether it is finished: every unit paid for, so no unit can come back to
+// its waitlist (a paid order is not cancelled by its shopper).
+type standingRead struct {
+	at       time.Time
+	reached  int
+	finished bool
+}
+
+// standing reads a variant's standing at most once a second per server: a
+// waitlist of thousands polls it.
+func (s *Service) standing(ctx context.Context, it catalog.Item, variantID int64) (standingRead, error) {
+	now := s.wall()
+	key := variantKey{it.ID, variantID}
+	s.mu.Lock()
+	st, ok := s.standings[key]
+	s.mu.Unlock()
+	if ok && now.Sub(st.at) < time.Second && !now.Before(st.at) {
+		return st, nil
 	}
-	var reached *int
-	err = s.db.WithContext(ctx).Raw("SELECT MAX(place) FROM draw_entries WHERE item_id = ? AND variant_id = ? AND offer_state IS NOT NULL",
-		itemID, row.VariantID).Scan(&reached).Error
+	var read struct {
+		Reached *int
+		Paid    int
+	}
+	err := s.db.WithContext(ctx).Raw("SELECT (SELECT MAX(place) FROM draw_entries WHERE item_id = ? AND variant_id = ? AND offer_state IS NOT NULL) AS reached, "+
+		"(SELECT COUNT(*) FROM orders WHERE item_id = ? AND variant_id = ? AND status = 'paid') AS paid",
+		it.ID, variantID, it.ID, variantID).Scan(&read).Error
 	if err != nil {
-		return Entry{}, it, err
+		return standingRead{}, err
 	}
-	pos := *row.Place
-	if reached != nil {
-		pos -= *reached
+	st = standingRead{at: now}
+	if read.Reached != nil {
+		st.reached = *read.Reached
 	}
-	e.Result, e.Position = ResultWaitlist, &pos
-	return e, it, nil
+	if v, ok := it.Variant(variantID); ok {
+		st.finished = read.Paid >= v.StockTotal
+	}
+	s.mu.Lock()
+	s.standings[key] = st
+	s.mu.Unlock()
+	return st, nil
 }
 
 // stateOf reads an offer's state from its Redis value.

@@ -3,13 +3,15 @@ package draw
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"time"
 
 	"github.com/seckill/seckill/internal/catalog"
 )
 
 // Proof is a draw as published: the commitment from the opening of entries,
-// and once drawn, the seed and everything needed to recompute the winners.
+// and once drawn, the seed and what the server did with it, for anyone to
+// recompute.
 type Proof struct {
 	ItemID         int64      `json:"item_id"`
 	Phase          Phase      `json:"phase"`
@@ -21,8 +23,12 @@ type Proof struct {
 	Seed           *string    `json:"seed"`
 	EntryCount     int        `json:"entry_count"`
 	Variants       []UnitsOf  `json:"variants"`
-	Entries        []Ticket   `json:"entries,omitempty"`
-	Winners        []Ticket   `json:"winners,omitempty"`
+	// After the draw: every entry, by entry id; the entries the draw
+	// offered a unit, as recorded; and those offered one since by backfill,
+	// in the order they were.
+	Entries    *[]Ticket `json:"entries,omitempty"`
+	Winners    *[]Ticket `json:"winners,omitempty"`
+	Backfilled *[]Ticket `json:"backfilled,omitempty"`
 }
 
 // UnitsOf is a variant's units in a draw: its stock_total, and once drawn,
@@ -33,21 +39,41 @@ type UnitsOf struct {
 	StockTotal int    `json:"stock_total"`
 }
 
-// Proof returns draw sale itemID as published. A drawn sale's never
-// changes, so it is built once per server.
-func (s *Service) Proof(ctx context.Context, itemID int64) (Proof, error) {
+// ProofJSON returns draw sale itemID as published, as JSON. A drawn sale's
+// draw changes only as backfill offers units, so it is built at most once
+// a second per server: the whole list of entries may be large, and the
+// endpoint is public.
+func (s *Service) ProofJSON(ctx context.Context, itemID int64) ([]byte, error) {
+	now := s.wall()
 	s.mu.Lock()
-	p, ok := s.proofs[itemID]
+	b, ok := s.proofs[itemID]
+	at := s.proofAt[itemID]
 	s.mu.Unlock()
-	if ok {
-		return p, nil
+	if ok && now.Sub(at) < time.Second && !now.Before(at) {
+		return b, nil
 	}
+	p, err := s.Proof(ctx, itemID)
+	if err != nil {
+		return nil, err
+	}
+	if b, err = json.Marshal(p); err != nil {
+		return nil, err
+	}
+	if p.Phase == PhaseDrawn {
+		s.mu.Lock()
+		s.proofs[itemID], s.proofAt[itemID] = b, now
+		s.mu.Unlock()
+	}
+	return b, nil
+}
+
+// Proof returns draw sale itemID as published.
+func (s *Service) Proof(ctx context.Context, itemID int64) (Proof, error) {
 	it, err := s.item(ctx, itemID)
 	if err != nil {
 		return Proof{}, err
 	}
-	now := s.now()
-	p = Proof{ItemID: it.ID, Phase: PhaseOf(it, now), EntriesOpenAt: it.EntriesOpenAt.UTC(),
+	p := Proof{ItemID: it.ID, Phase: PhaseOf(it, s.now()), EntriesOpenAt: it.EntriesOpenAt.UTC(),
 		EntriesCloseAt: it.EntriesCloseAt.UTC()}
 	if p.Phase != PhaseUpcoming {
 		commit, salt := Commitment(it.DrawSeed), hex.EncodeToString(it.DrawSalt)
@@ -60,16 +86,23 @@ func (s *Service) Proof(ctx context.Context, itemID int64) (Proof, error) {
 	}
 	drawnAt, seed := it.DrawnAt.UTC(), hex.EncodeToString(it.DrawSeed)
 	p.DrawnAt, p.Seed, p.Variants = &drawnAt, &seed, unitsOf(it, true)
-	err = s.db.WithContext(ctx).Raw("SELECT entry_id, variant_id FROM draw_entries WHERE item_id = ? ORDER BY entry_id", itemID).
-		Scan(&p.Entries).Error
+	entries, winners, backfilled := []Ticket{}, []Ticket{}, []Ticket{}
+	q := s.db.WithContext(ctx)
+	err = q.Raw("SELECT entry_id, variant_id FROM draw_entries WHERE item_id = ? ORDER BY entry_id", itemID).Scan(&entries).Error
+	if err == nil {
+		err = q.Raw("SELECT e.entry_id, e.variant_id FROM draw_entries e JOIN variants v ON v.id = e.variant_id "+
+			"WHERE e.item_id = ? AND e.offer_state IS NOT NULL AND e.place <= v.draw_units ORDER BY e.variant_id, e.place", itemID).
+			Scan(&winners).Error
+	}
+	if err == nil {
+		err = q.Raw("SELECT e.entry_id, e.variant_id FROM draw_entries e JOIN variants v ON v.id = e.variant_id "+
+			"WHERE e.item_id = ? AND e.offer_state IS NOT NULL AND e.place > v.draw_units ORDER BY e.offered_at, e.variant_id, e.place", itemID).
+			Scan(&backfilled).Error
+	}
 	if err != nil {
 		return Proof{}, err
 	}
-	p.EntryCount = len(p.Entries)
-	p.Winners = Winners(Rank(it.DrawSeed, p.Entries, units(p.Variants)), units(p.Variants))
-	s.mu.Lock()
-	s.proofs[itemID] = p
-	s.mu.Unlock()
+	p.EntryCount, p.Entries, p.Winners, p.Backfilled = len(entries), &entries, &winners, &backfilled
 	return p, nil
 }
 

@@ -2,6 +2,7 @@ package draw
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -26,29 +27,27 @@ func (s *Service) Job(every time.Duration) lock.Job {
 // Redis, which the next run copies over if it was not.
 func (s *Service) Run(ctx context.Context) error {
 	now := s.now()
-	var due []int64
+	var due, live []int64
+	// A draw whose sale ended before it ran is not drawn: nobody could buy.
 	err := s.db.WithContext(ctx).Raw("SELECT id FROM items WHERE mode = ? AND drawn_at IS NULL AND entries_close_at <= ? "+
-		"AND retired_at IS NULL", catalog.ModeDraw, now).Scan(&due).Error
+		"AND ends_at > ? AND retired_at IS NULL", catalog.ModeDraw, now, now).Scan(&due).Error
 	if err != nil {
 		return fmt.Errorf("find draws due: %w", err)
 	}
+	// One sale failing must not hold up the others' draws and offers.
+	var errs []error
 	for _, id := range due {
-		if err := s.draw(ctx, id); err != nil {
-			return err
-		}
+		errs = append(errs, s.draw(ctx, id))
 	}
-	var live []int64
 	err = s.db.WithContext(ctx).Raw("SELECT id FROM items WHERE mode = ? AND drawn_at IS NOT NULL AND ends_at > ? "+
 		"AND retired_at IS NULL", catalog.ModeDraw, now).Scan(&live).Error
 	if err != nil {
-		return fmt.Errorf("find drawn sales: %w", err)
+		return errors.Join(append(errs, fmt.Errorf("find drawn sales: %w", err))...)
 	}
 	for _, id := range live {
-		if err := s.pass(ctx, id); err != nil {
-			return err
-		}
+		errs = append(errs, s.pass(ctx, id))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // drawBatch is how many entries one statement writes back.
@@ -59,6 +58,7 @@ const drawBatch = 1000
 // on it, so none lands after the ranking is read; drawn_at makes a second
 // draw a no-op.
 func (s *Service) draw(ctx context.Context, id int64) error {
+	var offers map[string]any // user id -> offer, for Redis once committed
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		it, err := catalog.NewStore(tx).GetForUpdate(ctx, id)
 		if err != nil || it.DrawnAt != nil {
@@ -83,6 +83,7 @@ func (s *Service) draw(ctx context.Context, id int64) error {
 		}
 		now := s.now().UTC().Truncate(time.Millisecond)
 		until := deadline(it, now)
+		offers = map[string]any{}
 		for v, ranking := range Rank(it.DrawSeed, tickets, u) {
 			for i, t := range ranking {
 				r := byID[t.EntryID]
@@ -90,6 +91,7 @@ func (s *Service) draw(ctx context.Context, id int64) error {
 				r.Place = &place
 				if place <= u[v] {
 					r.OfferState, r.OfferedAt, r.Deadline = ptr(offerOpen), &now, &until
+					offers[r.UserID] = offerValue(v, until)
 				}
 			}
 		}
@@ -101,7 +103,14 @@ func (s *Service) draw(ctx context.Context, id int64) error {
 	if err != nil {
 		return fmt.Errorf("draw sale %d: %w", id, err)
 	}
-	s.log.InfoContext(ctx, "sale drawn", "item_id", id)
+	s.log.InfoContext(ctx, "sale drawn", "item_id", id, "offers", len(offers))
+	// Nothing in Redis is settled before the draw, so one write sets every
+	// offer; a crash before it leaves them to the next run (pass).
+	if len(offers) > 0 {
+		if err := s.rdb.HSet(ctx, s.keys.Item(id).DrawOffers(), offers).Err(); err != nil {
+			return fmt.Errorf("publish the offers of sale %d: %w", id, err)
+		}
+	}
 	return nil
 }
 

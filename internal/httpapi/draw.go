@@ -7,15 +7,14 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/draw"
 )
 
 // Draws are the draw sales' entries and published draws (draw.Service).
 type Draws interface {
 	Enter(ctx context.Context, itemID int64, user string, variantID int64) (draw.Entry, error)
-	Look(ctx context.Context, itemID int64, user string) (draw.Entry, catalog.Item, error)
-	Proof(ctx context.Context, itemID int64) (draw.Proof, error)
+	Look(ctx context.Context, itemID int64, user string) (draw.Entry, error)
+	ProofJSON(ctx context.Context, itemID int64) ([]byte, error)
 }
 
 type drawAPI struct {
@@ -69,7 +68,7 @@ func (a drawAPI) look(c *gin.Context) {
 		a.fail(c, err)
 		return
 	}
-	e, _, err := a.draws.Look(c.Request.Context(), id, userOf(c))
+	e, err := a.draws.Look(c.Request.Context(), id, userOf(c))
 	if err != nil {
 		a.fail(c, err)
 		return
@@ -96,10 +95,10 @@ func (a drawAPI) proof(c *gin.Context) {
 		a.fail(c, err)
 		return
 	}
-	p, err := a.draws.Proof(c.Request.Context(), id)
+	p, err := a.draws.ProofJSON(c.Request.Context(), id)
 	if err != nil {
 		a.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, p)
+	c.Data(http.StatusOK, "application/json; charset=utf-8", p)
 }

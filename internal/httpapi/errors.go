@@ -116,6 +116,7 @@ var (
 		"this sale sells through its waiting room: join it, and buy with the token it gives you once admitted")
 	errNoOffer = apiErr(http.StatusForbidden, "not_drawn",
 		"this sale is a draw: only a shopper drawn for this variant may buy it, within their purchase window")
+	errDrawnUnits     = apiErr(http.StatusConflict, "stock_conflict", "this draw is drawn: its units are offered to its winners, so stock can be added, not cut")
 	errNotADraw       = apiErr(http.StatusConflict, "not_a_draw", "this sale sells first come, first served: it takes no entries")
 	errEntriesNotOpen = apiErr(http.StatusConflict, "entries_not_open", "entries to this draw are not open yet")
 	errEntriesClosed  = apiErr(http.StatusConflict, "entries_closed", "entries to this draw are closed")
@@ -198,7 +199,9 @@ var errorTable = []struct {
 	{sale.ErrEnded, errPauseEnded},
 	{stock.ErrNotAdmitted, errNotAdmitted},
 	{stock.ErrNoOffer, errNoOffer},
+	{catalog.ErrDrawnUnits, errDrawnUnits},
 	{draw.ErrNotADraw, errNotADraw},
+	{draw.ErrVariantRequired, errVariantRequired},
 	{draw.ErrEntriesNotOpen, errEntriesNotOpen},
 	{draw.ErrEntriesClosed, errEntriesClosed},
 	{draw.ErrNoEntry, errNoEntry},

@@ -93,6 +93,8 @@ func validateDraw(it catalog.Item) error {
 		return nil
 	case it.RoomRate != 0:
 		return invalid("room_rate", "a draw has no waiting room: its winners are drawn, not queued")
+	case it.PerUserLimit != 1:
+		return invalid("per_user_limit", "a draw gives each shopper one unit: per_user_limit is 1")
 	case it.StartsAt.Before(*it.EntriesCloseAt):
 		return invalid("starts_at", "a draw's purchases start at entries_close_at or later")
 	}

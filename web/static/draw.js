@@ -71,7 +71,11 @@ export class Draw {
     const phase = this.phase(now);
     if (phase === 'drawn') {
       if (this.entry !== null) this.pollEntry(); // the result is out
-      return; // a published draw does not change
+      return; // what the page shows of a published draw does not change
+    }
+    if (this.ended()) {
+      if (this.entry !== null) this.pollEntry(); // ended undrawn: everyone lost
+      return;
     }
     const spread = Math.random() * SPREAD_MS;
     if (phase === 'upcoming') this.later('draw', () => this.pollDraw(), Date.parse(it.entries_open_at) - now + spread);

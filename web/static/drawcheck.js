@@ -39,16 +39,18 @@ export async function rank(seedHex, entries) {
 
 // checkDraw recomputes a drawn draw: whether the seed is the one committed
 // to, and per variant its ranking and whether the published winners are
-// its head. Winners past stock_total are units offered down the waitlist
-// (a winner did not buy): they must still follow the ranking's order.
+// exactly its head, and the units passed on since (backfilled) the next
+// places of the ranking in order: the rule seckill verify-draw applies.
 export async function checkDraw(d) {
   const seedMatches = (await sha256(hexBytes(d.seed))) === d.seed_sha256;
   const variants = await Promise.all(d.variants.map(async (v) => {
     const ranking = await rank(d.seed, d.entries.filter((e) => e.variant_id === v.variant_id));
     const won = new Set(d.winners.filter((w) => w.variant_id === v.variant_id).map((w) => w.entry_id));
     const due = Math.min(v.stock_total, ranking.length);
-    const ok = won.size >= due && ranking.slice(0, won.size).every((e) => won.has(e.entry_id));
-    return { ...v, ranking, winners: won.size, due, ok };
+    const passed = (d.backfilled || []).filter((b) => b.variant_id === v.variant_id).map((b) => b.entry_id);
+    const ok = won.size === due && ranking.slice(0, due).every((e) => won.has(e.entry_id)) &&
+      passed.every((id, i) => ranking[due + i] && ranking[due + i].entry_id === id);
+    return { ...v, ranking, winners: won.size, due, passed: passed.length, ok };
   }));
   const listed = new Set(d.entries.map((e) => e.entry_id));
   const strangers = d.winners.filter((w) => !listed.has(w.entry_id)).length; // winners who never entered

@@ -47,7 +47,7 @@ async function check(d, user) {
   const checks = [line(r.seedMatches, 'The SHA-256 of the revealed seed is the commitment published when entries opened.'),
     line(r.strangers === 0, 'Every winner is one of the published entries.'),
     ...r.variants.map((v) => line(v.ok, v.ranking.length === 0 ? `${v.label}: no entries, so no winners.`
-      : `${v.label}: the winners are the first ${v.due} of its ranking${v.winners > v.due ? `, and the ${v.winners - v.due} offered a unit later are the next in order` : ''}.`))];
+      : `${v.label}: the winners are the first ${v.due} of its ranking${v.passed ? `, and the ${v.passed} offered a unit since are the next in order` : ''}.`))];
   if (user) checks.push(line(true, entered ? `Your entry id, computed here from the salt and “${user}”, is ${shorten(mine)}: it is in the draw.` : `Your entry id would be ${shorten(mine)}; it is not among the entries.`));
   $('#checks').replaceChildren(...checks);
   $('#verdict').textContent = r.ok ? 'This draw checks out: recomputed here, it gives the same winners.' : 'This draw does NOT check out: see below.';
