@@ -73,6 +73,7 @@ type App struct {
 	limiter   *ratelimit.Limiter
 	rooms     *room.Store
 	roomWatch *room.Watcher
+	unpaid    *room.UnpaidUnits // what can still come back to a sold-out room, shared by the watcher and the handlers
 	feed      *orderfeed.Feed
 	counters  *tally.Set
 	outbox    *webhook.Writer
@@ -141,7 +142,8 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	// sell-out reaches waiting pages within a fifth of a second.
 	a.roomWatch = room.NewWatcher(a.rooms, a.roomSales(now), now, 200*time.Millisecond, 2*time.Second, a.log)
 	a.counters = tally.New(a.db, a.log)
-	a.roomWatch.UsePaidUnits(a.orders.PaidUnits)
+	a.unpaid = room.NewUnpaidUnits(a.orders, a.log)
+	a.roomWatch.UseUnpaid(a.unpaid)
 	a.roomWatch.OnTick(func(id int64, st room.Standing) {
 		a.counters.Level(id, tally.RoomJoins, st.Queued())
 		a.counters.Level(id, tally.RoomAdmits, st.Admitted)
@@ -178,7 +180,7 @@ func (a *App) listen(now func() time.Time) error {
 	stopping := make(chan struct{})
 	engine := httpapi.New(httpapi.Deps{
 		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Sales: a.sales, Syncer: a.syncer,
-		Draws: a.draws, Room: a.rooms, RoomEvents: a.roomWatch, Events: a.hub, Audit: a.audit, Auditor: a.audit, OrderFeed: a.feed,
+		Draws: a.draws, Room: a.rooms, RoomEvents: a.roomWatch, Unpaid: a.unpaid, Events: a.hub, Audit: a.audit, Auditor: a.audit, OrderFeed: a.feed,
 		Webhooks:    a.webhooks,
 		Revocations: revoke.New(a.rdb, a.keys),
 		Limiter:     a.limiter, Gate: a.gate, SoldOut: a.soldOut, Metrics: a.metrics,

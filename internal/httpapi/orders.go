@@ -18,7 +18,6 @@ type OrderReader interface {
 	Get(ctx context.Context, id string) (order.Order, error)
 	ListByUser(ctx context.Context, userID string) ([]order.Order, error)
 	OrderPages
-	PaidUnits
 }
 
 // PendingOrders finds reservations still in Redis, not yet in MySQL

@@ -41,7 +41,7 @@ type roomAPI struct {
 	admissions purchaseTokens
 	counters   *tally.Set // the room's totals for the post-sale report
 
-	unpaid *unpaidUnits // what can still come back to a sold-out room
+	unpaid UnpaidUnits // what can still come back to a sold-out room; nil: never known
 }
 
 // roomJSON is a shopper's place in a sale's waiting room. Position is
@@ -138,7 +138,7 @@ func (a roomAPI) rules(it catalog.Item) room.Rules {
 }
 
 func (a roomAPI) present(it catalog.Item, st room.Standing, user string, now time.Time) roomJSON {
-	unpaid := a.unpaid.of(it, st)
+	unpaid := a.unpaidOf(it, st)
 	out := roomJSON{ItemID: it.ID, Joined: st.Joined, roomStateJSON: roomState(it, st, now, unpaid),
 		Chance: chanceOf(it, st, unpaid)}
 	if st.Joined && st.Position >= 0 {

@@ -1,18 +1,14 @@
 package httpapi
 
 import (
-	"context"
-	"sync"
-	"time"
-
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/room"
 )
 
-// PaidUnits reads a sale's units in paid orders and its stock_total, as of
-// one instant (order.Store).
-type PaidUnits interface {
-	PaidUnits(ctx context.Context, itemID int64) (paid, total int64, err error)
+// UnpaidUnits says what can still come back to a sold-out room: the one
+// reading a server keeps, shared with the room watcher (room.UnpaidUnits).
+type UnpaidUnits interface {
+	Of(itemID, total int64, st room.Standing) *int64
 }
 
 // chanceJSON is a waiting shopper's chance of buying (see room.Odds for
@@ -41,55 +37,12 @@ func chanceOf(it catalog.Item, st room.Standing, unpaid *int64) *chanceJSON {
 		Ahead: o.Ahead, Limit: o.Limit, UnitsUnpaid: unpaid, Final: unpaid != nil && room.Final(o.UnitsLeft, *unpaid)}
 }
 
-// unpaidTTL is how long one reading of a sale's paid units serves every
-// shopper who asks. Paid units only grow, so a stale reading overstates
-// what can come back: it may say "not final" a moment too long, not "final"
-// too soon. The total moves only when an admin changes the stock, and the
-// request's own reading of the sale is taken when it is the larger.
-const unpaidTTL = time.Second
-
-// unpaidUnits works out, for a sold-out room, how many units are in orders
-// not paid yet (room.Unpaid), for shoppers asking where they stand (live
-// pages hear it from the room.Watcher). It asks MySQL only while a room is
-// sold out, at most once per unpaidTTL per sale, however many ask.
-type unpaidUnits struct {
-	src   PaidUnits
-	mu    sync.Mutex
-	sales map[int64]*memo[[2]int64] // paid, total
-}
-
-func newUnpaidUnits(src PaidUnits) *unpaidUnits {
-	return &unpaidUnits{src: src, sales: map[int64]*memo[[2]int64]{}}
-}
-
-// of returns the units of it that can still come back to its sold-out
-// room, or nil when the room is not sold out or MySQL cannot tell.
-func (u *unpaidUnits) of(it catalog.Item, st room.Standing) *int64 {
-	if u == nil || u.src == nil || !st.SoldOut() || st.Ended {
+// unpaidOf is the units of it that can still come back to its sold-out
+// room, nil when not sold out or not known. The item's own stock_total is
+// passed on, as it may be newer than the shared reading.
+func (a roomAPI) unpaidOf(it catalog.Item, st room.Standing) *int64 {
+	if a.unpaid == nil {
 		return nil
 	}
-	f, err := u.memo(it.ID).get()
-	if err != nil {
-		return nil // not final then; the room watcher logs MySQL's failure once a second
-	}
-	n := room.Unpaid(max(f[1], int64(it.StockTotal)), f[0], st.StockLeft)
-	return &n
-}
-
-// memo is the sale's reading, made on first use. Only sales with a room
-// are asked for, so the map is bounded by the sales that exist.
-func (u *unpaidUnits) memo(itemID int64) *memo[[2]int64] {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	m := u.sales[itemID]
-	if m == nil {
-		m = newMemo(unpaidTTL, func() ([2]int64, error) {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			paid, total, err := u.src.PaidUnits(ctx, itemID)
-			return [2]int64{paid, total}, err
-		})
-		u.sales[itemID] = m
-	}
-	return m
+	return a.unpaid.Of(it.ID, int64(it.StockTotal), st)
 }

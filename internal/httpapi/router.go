@@ -28,6 +28,7 @@ type Deps struct {
 	Draws       Draws              // draw.Service: draw sales' entries and draws
 	Room        Room               // room.Store: the waiting rooms of sales that have one
 	RoomEvents  RoomEvents         // room.Watcher: their live standings
+	Unpaid      UnpaidUnits        // room.UnpaidUnits: what can still come back to a sold-out room; nil: never known
 	Events      Events             // dashboard.Hub: the admin dashboard's live snapshots
 	Audit       AuditLog           // audit.Store: the admin actions recorded
 	Auditor     audit.Recorder     // audit.Store: records the admin changes no service owns (webhook re-sends)
@@ -252,7 +253,7 @@ func newAreas(d Deps) areas {
 			feed: d.OrderFeed, sse: sse, demoPay: d.DemoPayments},
 		payments: paymentAPI{replier: rep, payments: d.Sales, secret: []byte(d.PaymentSecret), wall: time.Now},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
-			window: purchaseTok.ttl, admissions: admissionTok, counters: d.Counters, unpaid: newUnpaidUnits(d.Orders)},
+			window: purchaseTok.ttl, admissions: admissionTok, counters: d.Counters, unpaid: d.Unpaid},
 		draws:      drawAPI{replier: rep, draws: d.Draws, tokens: purchaseTok},
 		challenges: challengeAPI{saleView: sales, proofs: proofs},
 		report:     reportAPI{saleView: sales, reports: d.Reports, orders: d.Orders},

@@ -38,10 +38,8 @@ type Watcher struct {
 	wake chan struct{}
 	// ticked hears every standing a tick read (nil: nobody).
 	ticked func(itemID int64, st Standing)
-	// paid reads a sale's paid units and stock total (nil: never), and
-	// readings keeps the last of each sold-out room; only Run touches it.
-	paid     func(ctx context.Context, itemID int64) (paid, total int64, err error)
-	readings map[int64]reading
+	// unpaid says what can still come back to a sold-out room (nil: never).
+	unpaid *UnpaidUnits
 }
 
 // Live is a room's standing as the watcher hands it to live pages, with
@@ -49,30 +47,15 @@ type Watcher struct {
 type Live struct {
 	Standing
 	// Unpaid is, while the room is sold out and the sale runs, the units
-	// taken and not paid for (see Unpaid): what a cancel or the payment
-	// timeout can still return; 0 makes the sell-out final. Nil otherwise,
-	// or when MySQL cannot tell.
+	// taken and not paid for (see UnpaidUnits.Of): what a cancel or the
+	// payment timeout can still return; 0 makes the sell-out final. Nil
+	// otherwise, or when MySQL cannot tell.
 	Unpaid *int64
 }
 
-// reading is a sold-out room's last count of units not paid for.
-type reading struct {
-	at      time.Time
-	notPaid int64 // stock total - paid units
-	ok      bool
-}
-
-// paidEvery is how often the watcher counts a sold-out room's paid units:
-// a payment can make the sell-out final without changing the room, and the
-// pages should hear of it soon, at one MySQL query per room and server.
-const paidEvery = time.Second
-
-// UsePaidUnits has the watcher count a sold-out sale's paid units with f
-// (order.Store.PaidUnits), so live pages hear when the sell-out becomes
-// final. Call it before Run.
-func (w *Watcher) UsePaidUnits(f func(ctx context.Context, itemID int64) (paid, total int64, err error)) {
-	w.paid, w.readings = f, map[int64]reading{}
-}
+// UseUnpaid has the watcher add u's reading to a sold-out room, so live
+// pages hear when the sell-out becomes final. Call it before Run.
+func (w *Watcher) UseUnpaid(u *UnpaidUnits) { w.unpaid = u }
 
 // OnTick has f hear every standing a tick reads, changed or not. Call it
 // before Run.
@@ -139,7 +122,7 @@ func (w *Watcher) refresh(ctx context.Context) error {
 			delete(w.rooms, id)
 		}
 		if !keep[id] {
-			delete(w.readings, id) // no longer ticked: its reading would only go stale
+			w.unpaid.Forget(id) // no longer ticked: its reading would only go stale
 		}
 	}
 	return nil
@@ -166,31 +149,16 @@ func (w *Watcher) tickAll(ctx context.Context) {
 		if w.ticked != nil {
 			w.ticked(s.ID, st)
 		}
-		w.publish(s.ID, w.live(ctx, s.ID, st))
+		w.publish(s.ID, w.live(s.ID, st))
 	}
 }
 
-// live adds to st what can still come back to its room once sold out,
-// counting paid units at most every paidEvery.
-func (w *Watcher) live(ctx context.Context, itemID int64, st Standing) Live {
-	if w.paid == nil || !st.SoldOut() || st.Ended {
-		delete(w.readings, itemID)
-		return Live{Standing: st}
+// live adds to st what can still come back to its room once sold out.
+func (w *Watcher) live(itemID int64, st Standing) Live {
+	if !st.SoldOut() || st.Ended {
+		w.unpaid.Forget(itemID) // reopened or over: a later sell-out reads afresh
 	}
-	r := w.readings[itemID]
-	if time.Since(r.at) >= paidEvery {
-		paid, total, err := w.paid(ctx, itemID)
-		if err != nil && ctx.Err() == nil {
-			w.log.Warn("room watcher: cannot count paid units", "item_id", itemID, "err", err)
-		}
-		r = reading{at: time.Now(), notPaid: total - paid, ok: err == nil}
-		w.readings[itemID] = r
-	}
-	if !r.ok {
-		return Live{Standing: st}
-	}
-	n := Unpaid(r.notPaid, 0, st.StockLeft)
-	return Live{Standing: st, Unpaid: &n}
+	return Live{Standing: st, Unpaid: w.unpaid.Of(itemID, 0, st)}
 }
 
 // publish records st and passes it on if the room changed.
