@@ -3,6 +3,7 @@ package app_test
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,8 +90,8 @@ func TestProofOfWork(t *testing.T) {
 
 	bobs := a.proof(t, roomID, bob)
 	otherSale := a.proof(t, otherID, alice)
-	forged := httpapi.NewPowIssuer("another-secret-0123456789abcdef0123456789", time.Now).Issue("alice", roomID, 0) + ":0"
-	expired := httpapi.NewPowIssuer(jwtSecret, func() time.Time { return time.Now().Add(-3 * time.Minute) }).Issue("alice", roomID, 0) + ":0"
+	forged := httpapi.NewPowIssuer("another-secret-0123456789abcdef0123456789", time.Now).Issue("alice", loopback, roomID, 0) + ":0"
+	expired := httpapi.NewPowIssuer(jwtSecret, func() time.Time { return time.Now().Add(-3 * time.Minute) }).Issue("alice", loopback, roomID, 0) + ":0"
 	fails := 0
 	for _, tc := range []struct {
 		name  string
@@ -127,6 +128,66 @@ func TestProofOfWork(t *testing.T) {
 	check(t, a.call(t, "POST", "/api/v1/items/x/room", alice, nil, httpapi.ProofOfWorkHeader, solved), want{404, "item_not_found", ""})
 	if st := a.call(t, "GET", path+"/room", alice, nil); st.str("state") != "waiting" || st.body["queued"] != float64(1) {
 		t.Fatalf("alice joined once, whatever she sent: %s", st.raw)
+	}
+}
+
+// loopback is the client network of the tests' requests, which come from
+// 127.0.0.1 and pass no trusted proxy.
+const loopback = "127.0.0.0/24"
+
+// TestProofOfWorkBindsNetwork: a challenge pays only for a request from the
+// client network it was handed to (the /24, the /64), as the trusted proxy
+// names it; from another network it is refused, with no failure counted
+// and a fresh challenge for the network asking, and is not used up. A
+// server that trusts no proxy ignores X-Forwarded-For, so a client cannot
+// name its network.
+func TestProofOfWorkBindsNetwork(t *testing.T) {
+	t.Parallel()
+	clk := newClock(t0)
+	s := start(t, clk, func(c *config.Config) { c.TrustedProxies = []string{"127.0.0.1"} })
+	cfg := s.cfg
+	cfg.HTTPAddr, cfg.TrustedProxies = "127.0.0.1:0", nil
+	direct := launch(t, clk, quiet(), cfg, s.db)
+	id := roomSale(t, s, 10, 5, t0.Add(time.Hour))
+	alice := mintToken(t, "alice")
+	from := func(ip string) []string { return []string{"X-Forwarded-For", ip} }
+	solved := func(ip string) string {
+		ch, d := s.challenge(t, id, alice, from(ip)...)
+		return ch + ":" + pow.Solve(ch, d)
+	}
+	join := func(srv *server, ip, proof string) reply {
+		return srv.call(t, "POST", "/api/v1/items/"+itoa(id)+"/room", alice, nil, append(from(ip), httpapi.ProofOfWorkHeader, proof)...)
+	}
+	elsewhere := func(r reply) string {
+		t.Helper()
+		fresh, d := refusal(t, r)
+		if msg, _ := r.body["error"].(map[string]any)["message"].(string); d != testPowBits || !strings.Contains(msg, "another network") {
+			t.Fatalf("a proof from another network: asked %d bits (want %d, no failure counted): %s", d, testPowBits, r.raw)
+		}
+		return fresh + ":" + pow.Solve(fresh, d)
+	}
+	for _, tc := range []struct{ name, issued, near, far string }{
+		{"IPv4 /24", "203.0.113.7", "203.0.113.200", "198.51.100.7"},
+		{"IPv6 /64", "2001:db8:1:2::5", "2001:db8:1:2:ffff::9", "2001:db8:1:3::5"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			here := solved(tc.issued)
+			// Fetched at issued, spent from far: refused, with a challenge
+			// for far, which is refused at issued in turn.
+			there := elsewhere(join(s, tc.far, here))
+			fresh := elsewhere(join(s, tc.issued, there))
+			for _, step := range []struct{ ip, proof string }{{tc.near, here}, {tc.far, there}, {tc.issued, fresh}} {
+				if r := join(s, step.ip, step.proof); r.status != 200 || r.str("state") != "waiting" {
+					t.Fatalf("a proof spent from its own network (%s): %d %s", step.ip, r.status, r.raw)
+				}
+			}
+		})
+	}
+	// Without a trusted proxy the header names nothing: every request is
+	// from 127.0.0.1, whatever it claims.
+	elsewhere(join(direct, "203.0.113.7", solved("203.0.113.7")))
+	if r := join(direct, "198.51.100.7", s.proof(t, id, alice)); r.status != 200 {
+		t.Fatalf("a challenge fetched and spent from 127.0.0.1, claiming two networks: %d %s", r.status, r.raw)
 	}
 }
 

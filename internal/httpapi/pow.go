@@ -82,10 +82,13 @@ func (p *proofs) price(ctx context.Context, user, network string, failed bool) i
 }
 
 // proofOfWork lets a request through only with a proof of work solved for
-// this shopper and sale and not spent before; the proof is spent on the
-// way. Anything else is refused with a fresh challenge, whose difficulty
-// counts the refusal (pow.Pricer). Off (SECKILL_POW=off), it lets all
-// through.
+// this shopper and sale, handed to the client network the request comes
+// from, and not spent before; the proof is spent on the way. Anything else
+// is refused with a fresh challenge for this network, whose difficulty
+// counts the refusal (pow.Pricer). The network is networkKey of Gin's
+// ClientIP, as the challenge endpoint and the rate limits see it: behind a
+// trusted proxy the client's, and X-Forwarded-For from anyone else counts
+// for nothing. Off (SECKILL_POW=off), it lets all through.
 func (g *guards) proofOfWork(c *gin.Context) {
 	p := g.proofs
 	if !p.require {
@@ -97,7 +100,7 @@ func (g *guards) proofOfWork(c *gin.Context) {
 		return
 	}
 	ctx, user, network := c.Request.Context(), userOf(c), networkKey(c.ClientIP())
-	ch, err := p.issuer.Check(c.GetHeader(ProofOfWorkHeader), user, id)
+	ch, err := p.issuer.Check(c.GetHeader(ProofOfWorkHeader), user, network, id)
 	if err == nil {
 		err = p.ledger.Spend(ctx, ch)
 	}
@@ -117,8 +120,10 @@ func (g *guards) proofOfWork(c *gin.Context) {
 
 // refuseProof answers 403 proof_of_work_required with a fresh challenge for
 // a sale that exists (else item_not_found, as the route would). A missing
-// proof is how every client starts and an expired one was paid for, so
-// neither counts as a failure.
+// proof is how every client starts, an expired one was paid for, and one
+// from another network may be a phone that moved from Wi-Fi to its carrier
+// while solving, so none counts as a failure; the fresh challenge is priced
+// at the network the request came from, so spending elsewhere gains nothing.
 func (g *guards) refuseProof(c *gin.Context, id int64, user, network string, why error) {
 	ctx, p := c.Request.Context(), g.proofs
 	if p.sales != nil {
@@ -127,14 +132,14 @@ func (g *guards) refuseProof(c *gin.Context, id int64, user, network string, why
 			return
 		}
 	}
-	failed := !errors.Is(why, pow.ErrMissing) && !errors.Is(why, pow.ErrExpired)
+	failed := !errors.Is(why, pow.ErrMissing) && !errors.Is(why, pow.ErrExpired) && !errors.Is(why, pow.ErrOtherNetwork)
 	d := p.price(ctx, user, network, failed)
-	g.fail(c, powRequired(why, p.issuer.Issue(user, id, d), d))
+	g.fail(c, powRequired(why, p.issuer.Issue(user, network, id, d), d))
 }
 
 func refusedProof(err error) bool {
 	for _, e := range []error{pow.ErrMissing, pow.ErrMalformed, pow.ErrForged, pow.ErrExpired, pow.ErrNotYours,
-		pow.ErrTooWeak, pow.ErrSpent} {
+		pow.ErrOtherNetwork, pow.ErrTooWeak, pow.ErrSpent} {
 		if errors.Is(err, e) {
 			return true
 		}
@@ -161,15 +166,15 @@ type challengeAPI struct {
 	proofs *proofs
 }
 
-// challenge answers a challenge for the shopper and the sale of :id at the
-// difficulty asked of them now. It answers with SECKILL_POW=off too: a
-// page needs not know how the server is set.
+// challenge answers a challenge for the shopper, the sale of :id and the
+// client network asking, at the difficulty asked of them now. It answers
+// with SECKILL_POW=off too: a page needs not know how the server is set.
 func (a challengeAPI) challenge(c *gin.Context) {
 	it, ok := a.itemFromPath(c)
 	if !ok {
 		return
 	}
-	user := userOf(c)
-	d := a.proofs.price(c.Request.Context(), user, networkKey(c.ClientIP()), false)
-	c.JSON(http.StatusOK, gin.H{"challenge": a.proofs.issuer.Issue(user, it.ID, d), "difficulty": d})
+	user, network := userOf(c), networkKey(c.ClientIP())
+	d := a.proofs.price(c.Request.Context(), user, network, false)
+	c.JSON(http.StatusOK, gin.H{"challenge": a.proofs.issuer.Issue(user, network, it.ID, d), "difficulty": d})
 }

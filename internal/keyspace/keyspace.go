@@ -136,7 +136,7 @@ func (k Item) Stream() string { return k.base + "orders" }
 func (k Item) DeadLetters() string { return k.base + "dead" }
 
 // SpentChallenge marks a proof-of-work challenge used (package pow), until
-// it would have expired anyway.
+// it would have expired anyway and a margin for clock skew.
 func (k Item) SpentChallenge(id string) string { return k.base + "pow:" + id }
 
 // Returns counts how many times stock has come back to the sale (cancels,

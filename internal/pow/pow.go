@@ -6,9 +6,12 @@
 // proof with one hash and one MAC.
 //
 // A challenge is opaque to clients but carries what it is for: the
-// shopper, the sale, its expiry, its difficulty and a random id, under an
-// HMAC of the server's secret, so the server keeps nothing per challenge
-// until it is spent (Ledger remembers spent ones).
+// shopper, the client network it was handed to, the sale, its expiry, its
+// difficulty and a random id, under an HMAC of the server's secret, so the
+// server keeps nothing per challenge until it is spent (Ledger remembers
+// spent ones). The network is there because the difficulty is priced per
+// network (Pricer): a challenge fetched cheaply from a quiet network must
+// not pay for a request from a busy one.
 package pow
 
 import (
@@ -26,13 +29,14 @@ import (
 
 // Errors of Check; each means the client must solve a fresh challenge.
 var (
-	ErrMissing   = errors.New("pow: no proof")
-	ErrMalformed = errors.New("pow: proof is not <challenge>:<decimal>")
-	ErrForged    = errors.New("pow: challenge was not issued by this server")
-	ErrExpired   = errors.New("pow: challenge expired")
-	ErrNotYours  = errors.New("pow: challenge was issued to another shopper or for another sale")
-	ErrTooWeak   = errors.New("pow: hash has too few leading zero bits")
-	ErrSpent     = errors.New("pow: challenge already used")
+	ErrMissing      = errors.New("pow: no proof")
+	ErrMalformed    = errors.New("pow: proof is not <challenge>:<decimal>")
+	ErrForged       = errors.New("pow: challenge was not issued by this server")
+	ErrExpired      = errors.New("pow: challenge expired")
+	ErrNotYours     = errors.New("pow: challenge was issued to another shopper or for another sale")
+	ErrOtherNetwork = errors.New("pow: challenge was issued to another network")
+	ErrTooWeak      = errors.New("pow: hash has too few leading zero bits")
+	ErrSpent        = errors.New("pow: challenge already used")
 )
 
 // MaxDifficulty bounds what the server asks: at 2^26 hashes a browser
@@ -43,6 +47,7 @@ const MaxDifficulty = 26
 type Challenge struct {
 	ID         string // random; what Ledger spends
 	UserID     string
+	Network    string // the client network it was issued to
 	ItemID     int64
 	Difficulty int
 	Expires    time.Time
@@ -61,16 +66,22 @@ func NewIssuer(secret []byte, ttl time.Duration, now func() time.Time) *Issuer {
 	return &Issuer{secret: secret, ttl: ttl, now: now}
 }
 
-// Issue returns a challenge for userID's action on sale itemID at
-// difficulty d (clamped to 0..MaxDifficulty).
-func (is *Issuer) Issue(userID string, itemID int64, d int) string {
+// format is the challenge's layout version: 2 added the network, so a
+// challenge of version 1 (issued before an upgrade) is malformed.
+const format = "2"
+
+// Issue returns a challenge for userID's action on sale itemID, asked
+// from client network (an opaque key: the caller decides what a network
+// is), at difficulty d (clamped to 0..MaxDifficulty).
+func (is *Issuer) Issue(userID, network string, itemID int64, d int) string {
 	d = min(max(d, 0), MaxDifficulty)
 	var id [12]byte
 	_, _ = rand.Read(id[:])
 	exp := is.now().Add(is.ttl).Unix()
-	payload := strings.Join([]string{"1", base64.RawURLEncoding.EncodeToString(id[:]), strconv.FormatInt(itemID, 10),
-		strconv.FormatInt(exp, 10), strconv.Itoa(d), base64.RawURLEncoding.EncodeToString([]byte(userID))}, ".")
-	return payload + "." + base64.RawURLEncoding.EncodeToString(is.mac(payload))
+	b64 := base64.RawURLEncoding.EncodeToString
+	payload := strings.Join([]string{format, b64(id[:]), strconv.FormatInt(itemID, 10), strconv.FormatInt(exp, 10),
+		strconv.Itoa(d), b64([]byte(userID)), b64([]byte(network))}, ".")
+	return payload + "." + b64(is.mac(payload))
 }
 
 func (is *Issuer) mac(payload string) []byte {
@@ -81,9 +92,9 @@ func (is *Issuer) mac(payload string) []byte {
 }
 
 // Check verifies proof ("<challenge>:<x>") for userID's action on sale
-// itemID: issued here, not expired, for them and this sale, and solved.
-// It does not spend it (Ledger.Spend).
-func (is *Issuer) Check(proof, userID string, itemID int64) (Challenge, error) {
+// itemID from client network: issued here, not expired, for them and this
+// sale, to this network, and solved. It does not spend it (Ledger.Spend).
+func (is *Issuer) Check(proof, userID, network string, itemID int64) (Challenge, error) {
 	if proof == "" {
 		return Challenge{}, ErrMissing
 	}
@@ -101,6 +112,8 @@ func (is *Issuer) Check(proof, userID string, itemID int64) (Challenge, error) {
 		return c, ErrExpired
 	case c.UserID != userID || c.ItemID != itemID:
 		return c, ErrNotYours
+	case c.Network != network:
+		return c, ErrOtherNetwork
 	case LeadingZeros(challenge, proof[i+1:]) < c.Difficulty:
 		return c, ErrTooWeak
 	}
@@ -109,11 +122,11 @@ func (is *Issuer) Check(proof, userID string, itemID int64) (Challenge, error) {
 
 func (is *Issuer) parse(challenge string) (Challenge, error) {
 	parts := strings.Split(challenge, ".")
-	if len(parts) != 7 || parts[0] != "1" {
+	if len(parts) != 8 || parts[0] != format {
 		return Challenge{}, ErrMalformed
 	}
-	payload := strings.Join(parts[:6], ".")
-	sig, err := base64.RawURLEncoding.DecodeString(parts[6])
+	payload := strings.Join(parts[:7], ".")
+	sig, err := base64.RawURLEncoding.DecodeString(parts[7])
 	if err != nil || !hmac.Equal(sig, is.mac(payload)) {
 		return Challenge{}, ErrForged
 	}
@@ -121,10 +134,12 @@ func (is *Issuer) parse(challenge string) (Challenge, error) {
 	exp, err2 := strconv.ParseInt(parts[3], 10, 64)
 	d, err3 := strconv.Atoi(parts[4])
 	user, err4 := base64.RawURLEncoding.DecodeString(parts[5])
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
+	network, err5 := base64.RawURLEncoding.DecodeString(parts[6])
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
 		return Challenge{}, ErrMalformed // signed by us, so never; but a parse is a parse
 	}
-	return Challenge{ID: parts[1], UserID: string(user), ItemID: item, Difficulty: d, Expires: time.Unix(exp, 0)}, nil
+	return Challenge{ID: parts[1], UserID: string(user), Network: string(network), ItemID: item, Difficulty: d,
+		Expires: time.Unix(exp, 0)}, nil
 }
 
 // decimal says whether s is a non-empty string of at most 20 ASCII digits:

@@ -3,6 +3,7 @@ package pow_test
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"strings"
 	"sync"
@@ -15,6 +16,9 @@ import (
 )
 
 var secret = []byte("pow-test-secret-0123456789abcdef0123")
+
+// Two client networks, as httpapi keys them.
+const netA, netB = "203.0.113.0/24", "2001:db8:1:2::/64"
 
 type clock struct {
 	mu sync.Mutex
@@ -58,9 +62,10 @@ func TestLeadingZerosIsTheStatedRule(t *testing.T) {
 func TestCheck(t *testing.T) {
 	clk := &clock{t: time.Unix(1795000000, 0)}
 	is := pow.NewIssuer(secret, time.Minute, clk.Now)
-	ch := is.Issue("alice", 7, 10)
+	ch := is.Issue("alice", netA, 7, 10)
 	x := pow.Solve(ch, 10)
-	if c, err := is.Check(ch+":"+x, "alice", 7); err != nil || c.Difficulty != 10 || c.ItemID != 7 || c.UserID != "alice" {
+	if c, err := is.Check(ch+":"+x, "alice", netA, 7); err != nil || c.Difficulty != 10 || c.ItemID != 7 || c.UserID != "alice" ||
+		c.Network != netA {
 		t.Fatalf("a solved challenge: %+v, %v", c, err)
 	}
 	wrong := "0"
@@ -72,29 +77,35 @@ func TestCheck(t *testing.T) {
 	parts := strings.Split(ch, ".")
 	parts[4] = "0"
 	easier := strings.Join(parts, ".")
+	// A challenge moved to another network.
+	parts = strings.Split(ch, ".")
+	parts[6] = base64.RawURLEncoding.EncodeToString([]byte(netB))
+	moved := strings.Join(parts, ".")
 	for _, tc := range []struct {
-		name, proof, user string
-		item              int64
-		want              error
+		name, proof, user, network string
+		item                       int64
+		want                       error
 	}{
-		{"missing", "", "alice", 7, pow.ErrMissing},
-		{"no solution", ch, "alice", 7, pow.ErrMalformed},
-		{"not decimal", ch + ":12a", "alice", 7, pow.ErrMalformed},
-		{"unsolved", ch + ":" + wrong, "alice", 7, pow.ErrTooWeak},
-		{"someone else's", ch + ":" + x, "bob", 7, pow.ErrNotYours},
-		{"another sale's", ch + ":" + x, "alice", 8, pow.ErrNotYours},
-		{"another server's secret", other.Issue("alice", 7, 0) + ":0", "alice", 7, pow.ErrForged},
-		{"difficulty lowered", easier + ":0", "alice", 7, pow.ErrForged},
-		{"garbage", "hello:1", "alice", 7, pow.ErrMalformed},
+		{"missing", "", "alice", netA, 7, pow.ErrMissing},
+		{"no solution", ch, "alice", netA, 7, pow.ErrMalformed},
+		{"not decimal", ch + ":12a", "alice", netA, 7, pow.ErrMalformed},
+		{"unsolved", ch + ":" + wrong, "alice", netA, 7, pow.ErrTooWeak},
+		{"someone else's", ch + ":" + x, "bob", netA, 7, pow.ErrNotYours},
+		{"another sale's", ch + ":" + x, "alice", netA, 8, pow.ErrNotYours},
+		{"spent from another network", ch + ":" + x, "alice", netB, 7, pow.ErrOtherNetwork},
+		{"another network's, solved", moved + ":" + pow.Solve(moved, 10), "alice", netB, 7, pow.ErrForged},
+		{"another server's secret", other.Issue("alice", netA, 7, 0) + ":0", "alice", netA, 7, pow.ErrForged},
+		{"difficulty lowered", easier + ":0", "alice", netA, 7, pow.ErrForged},
+		{"garbage", "hello:1", "alice", netA, 7, pow.ErrMalformed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := is.Check(tc.proof, tc.user, tc.item); !errors.Is(err, tc.want) {
+			if _, err := is.Check(tc.proof, tc.user, tc.network, tc.item); !errors.Is(err, tc.want) {
 				t.Fatalf("Check = %v, want %v", err, tc.want)
 			}
 		})
 	}
 	clk.Add(time.Minute)
-	if _, err := is.Check(ch+":"+x, "alice", 7); !errors.Is(err, pow.ErrExpired) {
+	if _, err := is.Check(ch+":"+x, "alice", netA, 7); !errors.Is(err, pow.ErrExpired) {
 		t.Fatalf("a minute later: %v, want expired", err)
 	}
 }
@@ -104,8 +115,8 @@ func TestCheck(t *testing.T) {
 func TestSpendOnce(t *testing.T) {
 	rdb, prefix := testenv.Redis(t)
 	is := pow.NewIssuer(secret, time.Minute, time.Now)
-	ch := is.Issue("alice", 7, 4)
-	c, err := is.Check(ch+":"+pow.Solve(ch, 4), "alice", 7)
+	ch := is.Issue("alice", netA, 7, 4)
+	c, err := is.Check(ch+":"+pow.Solve(ch, 4), "alice", netA, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,9 +141,47 @@ func TestSpendOnce(t *testing.T) {
 	if spent != 1 {
 		t.Fatalf("spent %d times, want once", spent)
 	}
-	ttl := rdb.PTTL(context.Background(), keyspace.New(prefix).Item(7).SpentChallenge(c.ID)).Val()
-	if ttl <= 0 || ttl > time.Minute {
-		t.Fatalf("the spent mark lives %v; want until the challenge expires", ttl)
+}
+
+// TestSpentMarkOutlivesSkew: a spent mark outlives its challenge by the
+// margin, so with clocks 90 s apart, whichever is ahead, no server still
+// takes a proof once its mark is gone.
+func TestSpentMarkOutlivesSkew(t *testing.T) {
+	rdb, prefix := testenv.Redis(t)
+	const life = 2 * time.Minute // httpapi's
+	for _, tc := range []struct {
+		name          string
+		issuedAgo     time.Duration
+		ahead, behind time.Duration // the spender's clock ahead of the true time, another server's behind
+	}{
+		{"spent at once, another server 90 s behind", 0, 0, 90 * time.Second},
+		{"spent in its last second, another server 90 s behind", life - time.Second, 0, 90 * time.Second},
+		{"spent in its last second by a clock 90 s ahead", life - time.Second - 90*time.Second, 90 * time.Second, 0},
+		{"spent in its last second, clocks 45 s each way", life - time.Second - 45*time.Second, 45 * time.Second, 45 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := time.Now()
+			is := pow.NewIssuer(secret, life, func() time.Time { return now.Add(-tc.issuedAgo) })
+			ch := is.Issue("alice", netA, 7, 0)
+			spender := func() time.Time { return now.Add(tc.ahead) }
+			c, err := pow.NewIssuer(secret, life, spender).Check(ch+":0", "alice", netA, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := pow.NewLedger(rdb, keyspace.New(prefix), spender).Spend(context.Background(), c); err != nil {
+				t.Fatal(err)
+			}
+			ttl := rdb.PTTL(context.Background(), keyspace.New(prefix).Item(7).SpentChallenge(c.ID)).Val()
+			// The other server takes the proof until its clock reads the
+			// expiry: in true time, behind later.
+			if lastTaken, gone := c.Expires.Add(tc.behind), now.Add(ttl); ttl <= 0 || !gone.After(lastTaken) {
+				t.Fatalf("the mark lives %v: gone %v before the server %v behind stops taking the proof",
+					ttl, lastTaken.Sub(gone), tc.behind)
+			}
+			if limit := max(c.Expires.Sub(spender()), 0) + pow.SpentMargin; ttl > limit {
+				t.Fatalf("the mark lives %v, more than the rest of its challenge's life and the margin (%v)", ttl, limit)
+			}
+		})
 	}
 }
 
@@ -140,10 +189,10 @@ func TestSpendOnce(t *testing.T) {
 // one hash), the price of verifying against the client's of solving.
 func BenchmarkCheck(b *testing.B) {
 	is := pow.NewIssuer(secret, time.Minute, time.Now)
-	ch := is.Issue("alice", 7, 12)
+	ch := is.Issue("alice", netA, 7, 12)
 	proof := ch + ":" + pow.Solve(ch, 12)
 	for b.Loop() {
-		if _, err := is.Check(proof, "alice", 7); err != nil {
+		if _, err := is.Check(proof, "alice", netA, 7); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -157,13 +206,13 @@ func BenchmarkCheckAndSpend(b *testing.B) {
 	ledger := pow.NewLedger(rdb, keyspace.New(prefix), time.Now)
 	proofs := make([]string, 1000)
 	for i := range proofs {
-		ch := is.Issue("alice", 7, 4)
+		ch := is.Issue("alice", netA, 7, 4)
 		proofs[i] = ch + ":" + pow.Solve(ch, 4)
 	}
 	ctx := context.Background()
 	i := 0
 	for b.Loop() {
-		c, err := is.Check(proofs[i%len(proofs)], "alice", 7)
+		c, err := is.Check(proofs[i%len(proofs)], "alice", netA, 7)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -69,9 +69,6 @@ func NewPricer(rdb redis.UniversalClient, keys keyspace.Space, p Policy, now fun
 	return &Pricer{rdb: rdb, keys: keys, policy: p, now: now}
 }
 
-// Policy is the pricer's policy.
-func (p *Pricer) Policy() Policy { return p.policy }
-
 // Ask counts one request from network (a challenge asked for, or a proof
 // refused), and one refused proof of user and network when failed, and
 // returns the difficulty user on network must solve now. It costs one

@@ -30,6 +30,7 @@ const (
 	powFarmNetwork = "203.0.113.0/24"
 	powVerifies    = 20000
 	powUser        = "bench-pow"
+	powNetwork     = "192.0.2.0/24"
 	powItem        = 1
 )
 
@@ -61,7 +62,7 @@ func (r *runner) powMeasure(ctx context.Context, res *report.Results) error {
 	if err := farm(ctx, r.rdb, keys, p); err != nil {
 		return fmt.Errorf("proof of work, farm: %w", err)
 	}
-	p.NativeRate = nativeRate(issuer.Issue(powUser, powItem, 0))
+	p.NativeRate = nativeRate(issuer.Issue(powUser, powNetwork, powItem, 0))
 	res.PoW = p
 	for _, row := range report.PowRows(p) {
 		r.logf("%s: %s (%s)", row.Measure, row.Seckill, row.Result)
@@ -92,7 +93,7 @@ func browserSolves(ctx context.Context, chromium, base string, is *pow.Issuer, p
 	defer cancelTab()
 	challenges := make([]string, powSolves)
 	for i := range challenges {
-		challenges[i] = is.Issue(powUser, powItem, p.Difficulty)
+		challenges[i] = is.Issue(powUser, powNetwork, powItem, p.Difficulty)
 	}
 	list, _ := json.Marshal(challenges)
 	if err := chromedp.Do(tab, chromedp.Navigate(base+"/")); err != nil {
@@ -115,7 +116,7 @@ func browserSolves(ctx context.Context, chromium, base string, is *pow.Issuer, p
 		return err
 	}
 	for _, s := range solves {
-		if _, err := is.Check(s.Proof, powUser, powItem); err != nil {
+		if _, err := is.Check(s.Proof, powUser, powNetwork, powItem); err != nil {
 			return fmt.Errorf("the browser's answer %q: %w", s.Proof, err)
 		}
 		x, _ := strconv.ParseInt(s.Proof[strings.LastIndexByte(s.Proof, ':')+1:], 10, 64)
@@ -131,12 +132,12 @@ func verifyCost(ctx context.Context, rdb *redis.Client, keys keyspace.Space, is 
 	// one makes the proofs quick to prepare.
 	proofs := make([]string, powVerifies)
 	for i := range proofs {
-		ch := is.Issue(powUser, powItem, 4)
+		ch := is.Issue(powUser, powNetwork, powItem, 4)
 		proofs[i] = ch + ":" + pow.Solve(ch, 4)
 	}
 	began := time.Now()
 	for _, proof := range proofs {
-		if _, err := is.Check(proof, powUser, powItem); err != nil {
+		if _, err := is.Check(proof, powUser, powNetwork, powItem); err != nil {
 			return err
 		}
 	}
@@ -145,12 +146,12 @@ func verifyCost(ctx context.Context, rdb *redis.Client, keys keyspace.Space, is 
 	self, redis0 := cpuOf(os.Getpid()), cpuOf(redisPID)
 	began = time.Now()
 	for _, proof := range proofs {
-		c, err := is.Check(proof, powUser, powItem)
+		c, err := is.Check(proof, powUser, powNetwork, powItem)
 		if err == nil {
 			err = ledger.Spend(ctx, c)
 		}
 		if err == nil {
-			err = pricer.Seen(ctx, "192.0.2.0/24")
+			err = pricer.Seen(ctx, powNetwork)
 		}
 		if err != nil {
 			return err
