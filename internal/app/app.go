@@ -186,7 +186,7 @@ func (a *App) listen(now func() time.Time) error {
 		Limiter:     a.limiter, Gate: a.gate, SoldOut: a.soldOut, Metrics: a.metrics,
 		// A proof's age and a network's rate are real time, whatever clock
 		// decides the sales.
-		PowPricer: pow.NewPricer(a.rdb, a.keys, pow.DefaultPolicy(a.cfg.PoWDifficulty), time.Now),
+		PowPricer: pow.NewPricer(a.rdb, a.keys, pow.DefaultPolicy(a.cfg.PoWDifficulty), now),
 		PowLedger: pow.NewLedger(a.rdb, a.keys, time.Now),
 		Reports:   report.New(a.db, now), Counters: a.counters,
 		Tokens: httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),

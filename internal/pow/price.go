@@ -64,7 +64,8 @@ type Pricer struct {
 	now    func() time.Time
 }
 
-// NewPricer returns a pricer on rdb under keys; now is the wall clock.
+// NewPricer returns a pricer on rdb under keys; now is the server's clock,
+// whose minutes the rates are counted in.
 func NewPricer(rdb redis.UniversalClient, keys keyspace.Space, p Policy, now func() time.Time) *Pricer {
 	return &Pricer{rdb: rdb, keys: keys, policy: p, now: now}
 }
