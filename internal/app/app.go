@@ -106,6 +106,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.webhooks = webhook.NewStore(a.db)
 	a.orders.UseOutbox(a.outbox)
 	a.sales.UseOutbox(a.outbox)
+	a.draws.UseOutbox(a.outbox)
 	a.audit = audit.NewStore(a.db, now)
 	a.sales.SetAuditor(a.audit)
 	a.syncer.SetAuditor(a.audit)

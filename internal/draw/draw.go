@@ -12,6 +12,7 @@ import (
 
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/keyspace"
+	"github.com/seckill/seckill/internal/webhook"
 	"github.com/seckill/seckill/lua"
 )
 
@@ -38,6 +39,7 @@ type Service struct {
 	wall  func() time.Time // how old a cached reading is
 	log   *slog.Logger
 	offer *redis.Script
+	out   *webhook.Writer // events for the shop's systems; nil: none
 
 	mu        sync.Mutex
 	proofs    map[int64][]byte            // drawn sales' published draws as JSON
@@ -50,6 +52,10 @@ func New(db *gorm.DB, rdb redis.UniversalClient, keys keyspace.Space, now func()
 	return &Service{db: db, rdb: rdb, keys: keys, now: now, wall: time.Now, log: log, offer: redis.NewScript(lua.Offer),
 		proofs: map[int64][]byte{}, proofAt: map[int64]time.Time{}, standings: map[variantKey]standingRead{}}
 }
+
+// UseOutbox has the draw announce, in the transaction of each change, the
+// sale drawn and every unit offered (see events.go).
+func (s *Service) UseOutbox(w *webhook.Writer) { s.out = w }
 
 // Phase is where a draw stands.
 type Phase string

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/seckill/seckill/internal/catalog"
 )
 
@@ -159,9 +161,17 @@ func (s *Service) offerFree(ctx context.Context, it catalog.Item, variantID int6
 		return err
 	}
 	for _, r := range next {
-		err := s.db.WithContext(ctx).Exec("UPDATE draw_entries SET offer_state = ?, offered_at = ?, deadline = ? "+
-			"WHERE item_id = ? AND entry_id = ? AND offer_state IS NULL", offerOpen, at, until, it.ID, r.EntryID).Error
-		if err != nil {
+		r.OfferState, r.OfferedAt, r.Deadline = ptr(offerOpen), &at, &until
+		mine := false // another run of the job may have offered it meanwhile
+		err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			res := tx.Exec("UPDATE draw_entries SET offer_state = ?, offered_at = ?, deadline = ? "+
+				"WHERE item_id = ? AND entry_id = ? AND offer_state IS NULL", offerOpen, at, until, it.ID, r.EntryID)
+			if mine = res.RowsAffected == 1; res.Error != nil || !mine {
+				return res.Error
+			}
+			return s.out.Add(tx, offered(r, true))
+		})
+		if err != nil || !mine {
 			return err
 		}
 		if err := s.offer.Run(ctx, s.rdb, keys, "publish", r.UserID, offerValue(variantID, until)).Err(); err != nil {

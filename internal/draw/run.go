@@ -98,7 +98,11 @@ func (s *Service) draw(ctx context.Context, id int64) error {
 		if err := writePlaces(tx, rows); err != nil {
 			return err
 		}
-		return tx.Exec("UPDATE items SET drawn_at = ? WHERE id = ?", now, id).Error
+		if err := tx.Exec("UPDATE items SET drawn_at = ? WHERE id = ?", now, id).Error; err != nil {
+			return err
+		}
+		it.DrawnAt = &now
+		return s.out.Add(tx, drawnEvents(it, now, rows)...)
 	})
 	if err != nil {
 		return fmt.Errorf("draw sale %d: %w", id, err)

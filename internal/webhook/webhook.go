@@ -26,12 +26,15 @@ const (
 	SalePaused     = "sale.paused"
 	SaleResumed    = "sale.resumed"
 	SaleEnded      = "sale.ended"
+	SaleDrawn      = "sale.drawn"   // a draw's winners are drawn
+	DrawOffered    = "draw.offered" // a unit of a draw is a shopper's to buy: at the draw, or passed down
 )
 
 const (
 	maxInsertRows   = 500 // rows per INSERT of the outbox
 	subjectOrderPfx = "order:"
 	subjectSalePfx  = "sale:"
+	subjectOfferPfx = "offer:"
 )
 
 // Delivery states.
@@ -53,6 +56,13 @@ func OrderSubject(id string) string { return subjectOrderPfx + id }
 
 // SaleSubject is OrderSubject's counterpart for sales.
 func SaleSubject(id int64) string { return fmt.Sprintf("%s%d", subjectSalePfx, id) }
+
+// OfferSubject names a draw's offer to one entry: each is made once, so
+// offers need no order among themselves and are delivered side by side.
+// The entry id is cut to 40 hex digits (160 bits) to fit the column.
+func OfferSubject(itemID int64, entryID string) string {
+	return fmt.Sprintf("%s%d:%.40s", subjectOfferPfx, itemID, entryID)
+}
 
 // Body is an event as receivers get it.
 type Body struct {
