@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -240,5 +241,30 @@ func TestProofOfWorkOff(t *testing.T) {
 	}
 	if ch, d := s.challenge(t, id, alice); ch == "" || d != testPowBits {
 		t.Fatalf("challenge with PoW off: %q at %d bits", ch, d)
+	}
+}
+
+// TestProofOfWorkMetrics: the guard counts the proofs it judged by result,
+// and the difficulties it asked, so an operator sees bots trying their luck.
+func TestProofOfWorkMetrics(t *testing.T) {
+	t.Parallel()
+	clk := newClock(t0)
+	s := start(t, clk)
+	id := roomSale(t, s, 10, 5, t0.Add(time.Hour))
+	tok := mintToken(t, "metered")
+	proof := s.proof(t, id, tok)
+	for _, hdr := range []string{"", proof, proof} { // missing, accepted, spent
+		s.call(t, "POST", "/api/v1/items/"+itoa(id)+"/room", tok, nil, httpapi.ProofOfWorkHeader, hdr)
+	}
+	page := s.call(t, "GET", "/metrics", "", nil).raw
+	for result, want := range map[string]string{"missing": "1", "accepted": "1", "spent": "1", "forged": "0"} {
+		m := regexp.MustCompile(`seckill_pow_proofs_total\{result="` + result + `"\} (\d+)`).FindStringSubmatch(page)
+		if m == nil || m[1] != want {
+			t.Errorf("seckill_pow_proofs_total{result=%q} = %v, want %s", result, m, want)
+		}
+	}
+	// One challenge asked for, two handed out in refusals.
+	if m := regexp.MustCompile(`seckill_pow_difficulty_asked_count (\d+)`).FindStringSubmatch(page); m == nil || m[1] != "3" {
+		t.Errorf("seckill_pow_difficulty_asked_count = %v, want 3", m)
 	}
 }

@@ -27,6 +27,7 @@ type Metrics struct {
 	batches    *prometheus.HistogramVec
 	ops        opsMetrics
 	webhooks   webhookMetrics
+	pow        powMetrics
 	// outcomes caches purchases' counter of each outcome: the sold-out
 	// storm counts thousands a second, and a label lookup hashes.
 	outcomes sync.Map // outcome -> prometheus.Counter
@@ -73,6 +74,8 @@ func NewMetrics(streamLag func() Lag) *Metrics {
 	m.ops.register(m.reg)
 	m.webhooks = newWebhookMetrics()
 	m.webhooks.register(m.reg)
+	m.pow = newPowMetrics()
+	m.pow.register(m.reg)
 	// Label values known in advance are exported from the start, so an
 	// alert on them sees a zero rather than no series.
 	for _, job := range []string{"sweeper", "reconcile"} {

@@ -60,24 +60,26 @@ type proofs struct {
 	base    int
 	require bool
 	log     *slog.Logger
+	metrics *Metrics
 }
 
 func newProofs(d Deps, log *slog.Logger) *proofs {
 	return &proofs{issuer: NewPowIssuer(string(d.Tokens.secret), time.Now), pricer: d.PowPricer, ledger: d.PowLedger,
-		sales: d.Catalog, base: d.PowDifficulty, require: d.RequireProofOfWork, log: log}
+		sales: d.Catalog, base: d.PowDifficulty, require: d.RequireProofOfWork, log: log, metrics: d.Metrics}
 }
 
 // price is the difficulty to ask now, counting this request. If Redis
 // cannot be asked, it is the base: the shop must not stop over the price.
 func (p *proofs) price(ctx context.Context, user, network string, failed bool) int {
-	if p.pricer == nil {
-		return p.base
+	d := p.base
+	if p.pricer != nil {
+		var err error
+		if d, err = p.pricer.Ask(ctx, user, network, failed); err != nil {
+			p.log.WarnContext(ctx, "proof-of-work difficulty unavailable; asking the base", "err", err)
+			d = p.base
+		}
 	}
-	d, err := p.pricer.Ask(ctx, user, network, failed)
-	if err != nil {
-		p.log.WarnContext(ctx, "proof-of-work difficulty unavailable; asking the base", "err", err)
-		return p.base
-	}
+	p.metrics.asked(d)
 	return d
 }
 
@@ -103,6 +105,9 @@ func (g *guards) proofOfWork(c *gin.Context) {
 	ch, err := p.issuer.Check(c.GetHeader(ProofOfWorkHeader), user, network, id)
 	if err == nil {
 		err = p.ledger.Spend(ctx, ch)
+	}
+	if err == nil || refusedProof(err) {
+		p.metrics.judged(err)
 	}
 	switch {
 	case err == nil:
