@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/draw"
 	"github.com/seckill/seckill/internal/sync/stocksync"
 )
 
@@ -30,6 +31,12 @@ type Row struct {
 	EndsAt   time.Time `json:"ends_at"`
 	// Retired: the sale's Redis keys are gone, MySQL keeps everything.
 	Retired bool `json:"retired"`
+	// Mode tells draws apart; a draw's row also says where its draw stands,
+	// which its status (upcoming until purchases open) does not.
+	Mode           string      `json:"mode"`
+	DrawPhase      *draw.Phase `json:"draw_phase"`
+	EntriesOpenAt  *time.Time  `json:"entries_open_at"`
+	EntriesCloseAt *time.Time  `json:"entries_close_at"`
 }
 
 // Snapshot is one event: every recent sale at one server time.
@@ -172,12 +179,24 @@ func (h *Hub) Compute(ctx context.Context) (Snapshot, error) {
 		if st.StockRedis != nil {
 			left = int(*st.StockRedis)
 		}
-		snap.Rows = append(snap.Rows, Row{Stats: st, Name: it.Name, Status: it.Status(now, left),
-			StartsAt: it.StartsAt.UTC(), EndsAt: it.EndsAt.UTC(), Retired: it.RetiredAt != nil})
+		snap.Rows = append(snap.Rows, drawRow(Row{Stats: st, Name: it.Name, Status: it.Status(now, left),
+			StartsAt: it.StartsAt.UTC(), EndsAt: it.EndsAt.UTC(), Retired: it.RetiredAt != nil, Mode: it.Mode}, it, now))
 	}
 	snap.AuditHead = h.auditHead(ctx)
 	snap.ComputeMS = float64(time.Since(start).Microseconds()) / 1000
 	return snap, nil
+}
+
+// drawRow adds a draw's phase and entry times to its row; a first-come
+// sale's stay null.
+func drawRow(r Row, it catalog.Item, now time.Time) Row {
+	if !it.IsDraw() {
+		return r
+	}
+	phase := draw.PhaseOf(it, now)
+	opens, closes := it.EntriesOpenAt.UTC(), it.EntriesCloseAt.UTC()
+	r.DrawPhase, r.EntriesOpenAt, r.EntriesCloseAt = &phase, &opens, &closes
+	return r
 }
 
 // auditHead reads the audit head, or keeps the last one read when that

@@ -1,10 +1,12 @@
 // The admin dashboard: sign-in (the token becomes an HttpOnly session
 // cookie), a live table pushed over Server-Sent Events, a sell-through chart
 // for the sale in focus, and a form to create and edit sales and their
-// variants. A sale of several variants shows a row per variant beneath it.
-import { $, el, api, APIError, price } from './api.js';
+// variants. A sale of several variants shows a row per variant beneath it;
+// a draw's row says where its draw stands.
+import { $, el, api, APIError, price, localInput } from './api.js';
 import * as chart from './sellchart.js';
 import * as vrows from './adminrows.js';
+import * as draws from './admindraw.js';
 
 let source = null;
 let focus = null; // item id of the charted sale
@@ -144,7 +146,8 @@ function paintRow(r) {
   const tr = document.querySelector(`tr[data-item="${r.item_id}"]`);
   paintFigures(tr, r);
   tr.querySelector('[data-cell="name"]').textContent = r.name;
-  tr.querySelector('[data-cell="status"]').replaceChildren(badge(r.status));
+  tr.querySelector('[data-cell="status"]').replaceChildren(badge(r.status), ...draws.phaseLine(r));
+  tr.dataset.mode = r.mode;
   paintControls(tr, r);
   tr.classList.toggle('focused', r.item_id === focus);
   for (const v of shown(r)) {
@@ -184,10 +187,8 @@ function setFocus(id, name) {
 window.addEventListener('resize', () => chart.resize($('#chart')));
 
 // ---- create / edit --------------------------------------------------------
-const pad = (n) => String(n).padStart(2, '0');
 // field reads a form control by name (form.name would be the form's own name).
 const field = (n) => $('#sale-form').elements.namedItem(n);
-const localInput = (d) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 
 function resetForm() {
   editing = null;
@@ -195,6 +196,7 @@ function resetForm() {
   const opens = new Date(Math.ceil(Date.now() / 60000) * 60000 + 5 * 60000);
   field('starts_at').value = localInput(opens);
   field('ends_at').value = localInput(new Date(opens.getTime() + 3600000));
+  draws.reset(opens);
   $('#form-title').textContent = 'New sale';
   $('#sale-submit').textContent = 'Create sale';
   $('#sale-cancel').classList.add('hidden');
@@ -204,23 +206,28 @@ function resetForm() {
 
 function clearErrors() {
   document.querySelectorAll('.field-error').forEach((e) => { e.textContent = ''; });
+  document.querySelectorAll('#sale-form .form-grid [aria-invalid]').forEach((i) => i.removeAttribute('aria-invalid'));
   vrows.clearErrors();
 }
 
 // formBody reads the form; values it cannot read are sent as they are, so
 // the API's validation names the field. A sale's stock is its variants'
-// when it has rows, and is changed row by row when editing.
+// when it has rows, and is changed row by row when editing. A draw adds
+// its fields when created, and leaves out what the API fixes for it.
 function formBody() {
   const iso = (v) => (v ? new Date(v).toISOString() : undefined);
   const p = field('price').value.trim();
   const variants = editing === null ? vrows.createBody() : undefined;
-  return {
+  const out = {
     name: field('name').value.trim(), description: field('description').value, image_url: field('image_url').value.trim(),
     price_cents: p === '' ? undefined : vrows.cents(p),
     stock_total: editing === null && !variants ? vrows.num(field('stock_total').value) : undefined,
     variants, per_user_limit: vrows.num(field('per_user_limit').value), room_rate: vrows.num(field('room_rate').value),
     starts_at: iso(field('starts_at').value), ends_at: iso(field('ends_at').value),
   };
+  const d = draws.body(iso);
+  for (const k of d.omit) delete out[k];
+  return editing === null ? { ...out, ...d.add } : out;
 }
 
 $('#sale-form').addEventListener('submit', async (ev) => {
@@ -234,15 +241,18 @@ $('#sale-form').addEventListener('submit', async (ev) => {
       ? await api('POST', '/api/v1/admin/items', formBody())
       : await api('PATCH', `/api/v1/admin/items/${editing}`, formBody());
     const n = it.variants.length;
+    const what = it.mode === 'draw' ? 'draw ' : '';
     msg.className = 'message ok';
-    msg.textContent = `${editing === null ? 'Created' : 'Saved'} "${it.name}" (${price(it.price_cents)}, ${it.stock_total} units${n > 1 ? ` in ${n} variants` : ''}).`;
+    msg.textContent = `${editing === null ? 'Created' : 'Saved'} ${what}"${it.name}" (${price(it.price_cents)}, ${it.stock_total} units${n > 1 ? ` in ${n} variants` : ''}).`;
     resetForm();
   } catch (err) {
     msg.className = 'message error';
     msg.textContent = err.message || 'Could not save the sale.';
     const box = document.querySelector(`.field-error[data-for="${CSS.escape(err.field)}"]`);
-    if (box) box.textContent = err.message;
-    else vrows.showError(err.field, err.message);
+    if (box) {
+      box.textContent = err.message;
+      box.parentElement.querySelector('input:not([type="radio"]), textarea')?.setAttribute('aria-invalid', 'true');
+    } else vrows.showError(err.field, err.message);
   }
 });
 
@@ -260,6 +270,7 @@ async function edit(id) {
   field('room_rate').value = it.room_rate;
   field('starts_at').value = localInput(new Date(it.starts_at));
   field('ends_at').value = localInput(new Date(it.ends_at));
+  draws.load(it);
   $('#form-title').textContent = `Edit: ${it.name}`;
   $('#sale-submit').textContent = 'Save changes';
   $('#sale-cancel').classList.remove('hidden');
@@ -341,4 +352,5 @@ function soldOf(variantID) {
 }
 
 vrows.init(soldOf);
+draws.init();
 (async () => { if (await signedIn()) start(); else showSignIn(); })();

@@ -196,6 +196,9 @@ export function newKey() {
 
 export const $ = (sel, root = document) => root.querySelector(sel);
 
+// localInput is a Date as a datetime-local input's value, in local time.
+export const localInput = (d) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+
 export function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
