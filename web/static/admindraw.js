@@ -3,6 +3,7 @@
 // table. A draw's mode and entry times are set when it is created (the API
 // refuses them on update), so editing one shows them but cannot change them.
 import { $, el, localInput } from './api.js';
+import { update as updateRows } from './adminrows.js';
 
 const form = () => $('#sale-form');
 const field = (n) => form().elements.namedItem(n);
@@ -57,6 +58,7 @@ function show() {
   const starts = field('starts_at');
   if (draw) starts.setAttribute('aria-describedby', 'starts-hint');
   else starts.removeAttribute('aria-describedby');
+  updateRows(); // the rows' note names what a blank cell takes from the sale
 }
 
 function setDisabled(name, on) {

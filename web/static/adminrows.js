@@ -42,7 +42,7 @@ export function load(item, opened) {
 
 // update shows the sale's own Stock field only where it is what is sent:
 // a new sale without rows.
-function update() {
+export function update() {
   const rs = rows();
   $('#stock-field').classList.toggle('hidden', editing !== null || rs.length > 0);
   const total = rs.reduce((n, r) => n + (Number(r.querySelector('[name="v-stock"]').value) || 0), 0);
@@ -51,10 +51,12 @@ function update() {
   $('#variant-sum').textContent = !rs.length ? '' : (editing ? `${count}.` : `${count}, ${total} units in all.`);
   const closed = editing !== null && editing.opened;
   $('#add-variant').disabled = closed;
+  // A draw's limit is 1 for every variant: its rows have no limit column.
+  const blanks = document.querySelector('#sale-form.draw') ? 'Blank price or image' : 'Blank price, limit or image';
   $('#variant-note').textContent = closed
     ? 'This sale has opened: variants can no longer be added or removed; stock, price, limit and image can still change.'
-    : (editing ? 'Each row is saved on its own. Blank price, limit or image: the sale\'s.'
-      : (rs.length ? 'Each row is a variant with its own stock. Blank price, limit or image: the sale\'s.'
+    : (editing ? `Each row is saved on its own. ${blanks}: the sale's.`
+      : (rs.length ? `Each row is a variant with its own stock. ${blanks}: the sale's.`
         : 'No rows: one item, sold from Stock. Add rows to sell sizes or colours, each with its own stock.'));
 }
 
