@@ -8,7 +8,10 @@ import (
 )
 
 // Offered is a draw.offered event's data: what the shop needs to tell the
-// shopper (by e-mail, say) that a unit is theirs to buy, and until when.
+// shopper (by e-mail, say) that a unit is theirs to buy, and until when. The
+// deadline is the offer's when made; a pause, or an offer Redis lacked
+// after a crash, moves it later, never earlier, without a new event (a
+// paused sale would send one a second): GET /entry has the live one.
 type Offered struct {
 	ItemID           int64     `json:"item_id"`
 	EntryID          string    `json:"entry_id"`
@@ -23,12 +26,12 @@ type Offered struct {
 }
 
 func offered(r entryRow, backfill bool) webhook.Event {
-	return webhook.Event{Type: webhook.DrawOffered, Subject: webhook.OfferSubject(r.ItemID, r.EntryID), Data: Offered{
+	return webhook.Event{Type: webhook.DrawOffered, Subject: webhook.OfferSubject(r.EntryID), Data: Offered{
 		ItemID: r.ItemID, EntryID: r.EntryID, UserID: r.UserID, VariantID: r.VariantID, Place: *r.Place,
 		OfferedAt: r.OfferedAt.UTC(), PurchaseDeadline: r.Deadline.UTC(), Backfill: backfill}}
 }
 
-// drawnEvents are the events of it's draw: sale.drawn, as the sale shows
+// drawnEvents are the events of its draw: sale.drawn, as the sale shows
 // once drawn, and an offer per winner.
 func drawnEvents(it catalog.Item, now time.Time, rows []entryRow) []webhook.Event {
 	evs := []webhook.Event{{Type: webhook.SaleDrawn, Subject: webhook.SaleSubject(it.ID), Data: it.StoredView(now)}}

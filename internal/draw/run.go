@@ -101,7 +101,6 @@ func (s *Service) draw(ctx context.Context, id int64) error {
 		if err := tx.Exec("UPDATE items SET drawn_at = ? WHERE id = ?", now, id).Error; err != nil {
 			return err
 		}
-		it.DrawnAt = &now
 		return s.out.Add(tx, drawnEvents(it, now, rows)...)
 	})
 	if err != nil {

@@ -106,11 +106,9 @@ func (g *guards) proofOfWork(c *gin.Context) {
 	if err == nil {
 		err = p.ledger.Spend(ctx, ch)
 	}
-	if err == nil || refusedProof(err) {
-		p.metrics.judged(err)
-	}
 	switch {
 	case err == nil:
+		p.metrics.judged(nil)
 		if p.pricer != nil {
 			if err := p.pricer.Seen(ctx, network); err != nil {
 				p.log.WarnContext(ctx, "proof-of-work rate not counted", "err", err)
@@ -137,15 +135,17 @@ func (g *guards) refuseProof(c *gin.Context, id int64, user, network string, why
 			return
 		}
 	}
+	p.metrics.judged(why) // a refusal about a sale that exists: probes of made-up ids are 404s
 	failed := !errors.Is(why, pow.ErrMissing) && !errors.Is(why, pow.ErrExpired) && !errors.Is(why, pow.ErrOtherNetwork)
 	d := p.price(ctx, user, network, failed)
 	g.fail(c, powRequired(why, p.issuer.Issue(user, network, id, d), d))
 }
 
+// refusedProof says whether err is a proof refused, rather than the ledger
+// out of reach: one of powResults, which the metrics count by name.
 func refusedProof(err error) bool {
-	for _, e := range []error{pow.ErrMissing, pow.ErrMalformed, pow.ErrForged, pow.ErrExpired, pow.ErrNotYours,
-		pow.ErrOtherNetwork, pow.ErrTooWeak, pow.ErrSpent} {
-		if errors.Is(err, e) {
+	for _, r := range powResults {
+		if r.err != nil && errors.Is(err, r.err) {
 			return true
 		}
 	}

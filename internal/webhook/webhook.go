@@ -47,7 +47,7 @@ const (
 // Event is one thing that happened, about one subject.
 type Event struct {
 	Type    string
-	Subject string // OrderSubject or SaleSubject: its events arrive in order
+	Subject string // OrderSubject, SaleSubject or OfferSubject: its events arrive in order
 	Data    any    // the order or sale as the API shows it
 }
 
@@ -58,10 +58,11 @@ func OrderSubject(id string) string { return subjectOrderPfx + id }
 func SaleSubject(id int64) string { return fmt.Sprintf("%s%d", subjectSalePfx, id) }
 
 // OfferSubject names a draw's offer to one entry: each is made once, so
-// offers need no order among themselves and are delivered side by side.
-// The entry id is cut to 40 hex digits (160 bits) to fit the column.
-func OfferSubject(itemID int64, entryID string) string {
-	return fmt.Sprintf("%s%d:%.40s", subjectOfferPfx, itemID, entryID)
+// offers need no order among themselves and are delivered side by side. An
+// entry id is already unique to its sale (it is hashed with the sale's
+// salt), so its first 58 hex digits (232 bits) name it within the column.
+func OfferSubject(entryID string) string {
+	return fmt.Sprintf("%s%.58s", subjectOfferPfx, entryID)
 }
 
 // Body is an event as receivers get it.

@@ -52,9 +52,10 @@ export function update() {
   const closed = editing !== null && editing.opened;
   $('#add-variant').disabled = closed;
   // A draw's limit is 1 for every variant: its rows have no limit column.
-  const blanks = document.querySelector('#sale-form.draw') ? 'Blank price or image' : 'Blank price, limit or image';
+  const draw = !!document.querySelector('#sale-form.draw');
+  const blanks = draw ? 'Blank price or image' : 'Blank price, limit or image';
   $('#variant-note').textContent = closed
-    ? 'This sale has opened: variants can no longer be added or removed; stock, price, limit and image can still change.'
+    ? `This sale has opened: variants can no longer be added or removed; ${draw ? 'stock, price and image' : 'stock, price, limit and image'} can still change.`
     : (editing ? `Each row is saved on its own. ${blanks}: the sale's.`
       : (rs.length ? `Each row is a variant with its own stock. ${blanks}: the sale's.`
         : 'No rows: one item, sold from Stock. Add rows to sell sizes or colours, each with its own stock.'));
