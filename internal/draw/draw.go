@@ -42,15 +42,14 @@ type Service struct {
 	out   *webhook.Writer // events for the shop's systems; nil: none
 
 	mu        sync.Mutex
-	proofs    map[int64][]byte            // drawn sales' published draws as JSON
-	proofAt   map[int64]time.Time         // when each was built
+	proofs    map[int64]builtProof        // drawn sales' published draws
 	standings map[variantKey]standingRead // what the waitlists of drawn sales see, read at most once a second
 }
 
 // New returns the draw service.
 func New(db *gorm.DB, rdb redis.UniversalClient, keys keyspace.Space, now func() time.Time, log *slog.Logger) *Service {
 	return &Service{db: db, rdb: rdb, keys: keys, now: now, wall: time.Now, log: log, offer: redis.NewScript(lua.Offer),
-		proofs: map[int64][]byte{}, proofAt: map[int64]time.Time{}, standings: map[variantKey]standingRead{}}
+		proofs: map[int64]builtProof{}, standings: map[variantKey]standingRead{}}
 }
 
 // UseOutbox has the draw announce, in the transaction of each change, the

@@ -46,25 +46,36 @@ type UnitsOf struct {
 func (s *Service) ProofJSON(ctx context.Context, itemID int64) ([]byte, error) {
 	now := s.wall()
 	s.mu.Lock()
-	b, ok := s.proofs[itemID]
-	at := s.proofAt[itemID]
+	c, ok := s.proofs[itemID]
 	s.mu.Unlock()
-	if ok && now.Sub(at) < time.Second && !now.Before(at) {
-		return b, nil
+	if ok && now.Sub(c.at) < time.Second && !now.Before(c.at) {
+		return c.body, nil
 	}
 	p, err := s.Proof(ctx, itemID)
 	if err != nil {
 		return nil, err
 	}
-	if b, err = json.Marshal(p); err != nil {
-		return nil, err
+	b, err := json.Marshal(p)
+	if err != nil || p.Phase != PhaseDrawn {
+		return b, err
 	}
-	if p.Phase == PhaseDrawn {
-		s.mu.Lock()
-		s.proofs[itemID], s.proofAt[itemID] = b, now
-		s.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// A draw's list of entries runs to megabytes: one nobody asked for in
+	// a minute is not kept.
+	for id, old := range s.proofs {
+		if now.Sub(old.at) > time.Minute {
+			delete(s.proofs, id)
+		}
 	}
+	s.proofs[itemID] = builtProof{at: now, body: b}
 	return b, nil
+}
+
+// builtProof is a published draw as JSON, and when it was built.
+type builtProof struct {
+	at   time.Time
+	body []byte
 }
 
 // Proof returns draw sale itemID as published.
