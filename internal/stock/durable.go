@@ -1,0 +1,199 @@
+package stock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/seckill/seckill/internal/keyspace"
+)
+
+// Durability is how many replicas must hold a reservation before the
+// server acknowledges it, and how long a batch waits for them. Redis
+// replicates asynchronously: without it, a primary that dies before its
+// replica has the last reservations takes them along, while their shoppers
+// hold 202s (docs/scaling-out.md).
+type Durability struct {
+	MinReplicas int           // 0: acknowledge what the primary holds
+	Timeout     time.Duration // the WAIT's timeout; rounded down to milliseconds, at least 1
+}
+
+// durability is what Store keeps of it: read by every batch, changed by the
+// replica watcher while batches run.
+type durability struct {
+	min     atomic.Int64
+	timeout atomic.Int64 // nanoseconds
+}
+
+// SetDurability sets what every later reservation batch waits for.
+func (s *Store) SetDurability(d Durability) {
+	s.durable.min.Store(int64(max(d.MinReplicas, 0)))
+	s.durable.timeout.Store(int64(max(d.Timeout, time.Millisecond)))
+}
+
+// Durability returns what reservation batches wait for now.
+func (s *Store) Durability() Durability {
+	return Durability{MinReplicas: int(s.durable.min.Load()), Timeout: time.Duration(s.durable.timeout.Load())}
+}
+
+// reserveReplicated is ReserveBatch when acknowledgements need replicas:
+// one script call and one WAIT per sale, on one connection to the sale's
+// primary (WAIT counts only the writes of its own connection), the sales of
+// a mixed batch concurrently.
+func (s *Store) reserveReplicated(ctx context.Context, reqs []Request, out []Outcome, d Durability) {
+	groups := groupByItem(reqs)
+	if len(groups) == 1 {
+		s.reserveGroupReplicated(ctx, reqs, out, d)
+		return
+	}
+	var wg sync.WaitGroup
+	for _, g := range groups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			groupOut := make([]Outcome, len(g.reqs))
+			s.reserveGroupReplicated(ctx, g.reqs, groupOut, d)
+			for j, at := range g.at {
+				out[at] = groupOut[j]
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func (s *Store) reserveGroupReplicated(ctx context.Context, reqs []Request, out []Outcome, d Durability) {
+	k := s.keys.Item(reqs[0].ItemID)
+	c, err := s.primary(ctx, k)
+	if err != nil {
+		s.answer(reqs, nil, err, out)
+		return
+	}
+	conn := c.Conn()
+	defer conn.Close()
+	res, w, err := s.evalWait(ctx, conn, reserveKeys(k, reqs), s.reserveArgs(reqs), d)
+	s.answer(reqs, res, err, out)
+	if err == nil && w.err == nil && vouchesOnly(out) {
+		w = s.markWait(ctx, conn, k, d)
+	}
+	holdUnreplicated(reqs, out, w, d)
+	s.queued(reqs, out)
+}
+
+// primary is the client of the primary holding k's sale.
+func (s *Store) primary(ctx context.Context, k keyspace.Item) (*redis.Client, error) {
+	switch c := s.rdb.(type) {
+	case *redis.Client:
+		return c, nil
+	case *redis.ClusterClient:
+		return c.MasterForKey(ctx, k.Stock())
+	}
+	return nil, fmt.Errorf("stock: unsupported client %T", s.rdb)
+}
+
+// evalWait runs the reserve script and a WAIT in one pipeline, and returns
+// the script's reply, the WAIT's answer and the script's error. A script
+// Redis refused with NOSCRIPT (its cache was flushed) did not run: it is
+// loaded, on the same connection, and the pair sent again.
+func (s *Store) evalWait(ctx context.Context, conn *redis.Conn, keys []string, args []any, d Durability) ([]any, waited, error) {
+	res, w, err := s.evalWaitOnce(ctx, conn, keys, args, d)
+	if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+		if err := s.reserve.Load(ctx, conn).Err(); err != nil {
+			return nil, waited{}, fmt.Errorf("load script: %w", err)
+		}
+		res, w, err = s.evalWaitOnce(ctx, conn, keys, args, d)
+	}
+	return res, w, err
+}
+
+// waited is a WAIT's answer: how many replicas have the connection's
+// writes, or why that is unknown.
+type waited struct {
+	acked int64
+	err   error
+}
+
+func (s *Store) evalWaitOnce(ctx context.Context, conn *redis.Conn, keys []string, args []any, d Durability) ([]any, waited, error) {
+	var eval *redis.Cmd
+	var wait *redis.IntCmd
+	_, _ = conn.Pipelined(ctx, func(p redis.Pipeliner) error {
+		eval = s.reserve.EvalSha(ctx, p, keys, args...)
+		wait = waitCmd(ctx, p, d)
+		return nil
+	})
+	res, err := eval.Slice()
+	return res, waitResult(wait), err
+}
+
+// waitCmd queues WAIT on p (which has no method for it). The client's read
+// timeout (3 s by default) exceeds any sensible wait.
+func waitCmd(ctx context.Context, p redis.Pipeliner, d Durability) *redis.IntCmd {
+	cmd := redis.NewIntCmd(ctx, "wait", d.MinReplicas, max(d.Timeout.Milliseconds(), 1))
+	_ = p.Process(ctx, cmd)
+	return cmd
+}
+
+func waitResult(cmd *redis.IntCmd) waited {
+	n, err := cmd.Result()
+	if err != nil {
+		return waited{err: fmt.Errorf("wait for replicas: %w", err)}
+	}
+	return waited{acked: n}
+}
+
+// markWait writes the sale's Replicated mark and waits for replicas to have
+// it, and with it everything written before.
+func (s *Store) markWait(ctx context.Context, conn *redis.Conn, k keyspace.Item, d Durability) waited {
+	var mark *redis.StatusCmd
+	var wait *redis.IntCmd
+	_, _ = conn.Pipelined(ctx, func(p redis.Pipeliner) error {
+		mark = p.Set(ctx, k.Replicated(), "1", time.Minute)
+		wait = waitCmd(ctx, p, d)
+		return nil
+	})
+	if err := mark.Err(); err != nil {
+		return waited{err: fmt.Errorf("write replication mark: %w", err)}
+	}
+	return waitResult(wait)
+}
+
+// vouchesOnly reports whether out acknowledges orders (a replay, or an
+// already_purchased answer naming the order) but took none: the script may
+// then have written nothing, and a WAIT after it proves nothing about
+// those orders, written on other connections.
+func vouchesOnly(out []Outcome) bool {
+	vouches := false
+	for _, o := range out {
+		switch {
+		case o.Err == nil && !o.Replayed:
+			return false
+		case o.Err == nil, errors.Is(o.Err, ErrAlreadyPurchased):
+			vouches = true
+		}
+	}
+	return vouches
+}
+
+// holdUnreplicated turns every answer that tells a shopper an order exists
+// into ErrReplicationTimeout when fewer than d.MinReplicas replicas have it
+// (or the wait failed): the shopper retries with the same Idempotency-Key
+// and finds the order if it survived. Refusals stand: they promise nothing.
+func holdUnreplicated(reqs []Request, out []Outcome, w waited, d Durability) {
+	if w.err == nil && w.acked >= int64(d.MinReplicas) {
+		return
+	}
+	cause := fmt.Errorf("%d of %d replicas within %s", w.acked, d.MinReplicas, d.Timeout)
+	if w.err != nil {
+		cause = w.err
+	}
+	for i, o := range out {
+		if o.Err == nil || errors.Is(o.Err, ErrAlreadyPurchased) {
+			out[i] = Outcome{Err: fmt.Errorf("reserve item %d: %w: %v", reqs[i].ItemID, ErrReplicationTimeout, cause)}
+		}
+	}
+}
