@@ -2,6 +2,7 @@ package redisconn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -18,7 +19,7 @@ func Replicas(ctx context.Context, rdb redis.UniversalClient) (int, error) {
 	var mu sync.Mutex
 	fewest := -1
 	err := ForEachPrimary(ctx, rdb, func(ctx context.Context, c *redis.Client) error {
-		n, err := connectedReplicas(ctx, c)
+		n, err := ConnectedReplicas(ctx, c)
 		if err != nil {
 			return err
 		}
@@ -35,7 +36,13 @@ func Replicas(ctx context.Context, rdb redis.UniversalClient) (int, error) {
 	return max(fewest, 0), nil
 }
 
-func connectedReplicas(ctx context.Context, c *redis.Client) (int, error) {
+// Infoer is what ConnectedReplicas asks: a client or one connection of it.
+type Infoer interface {
+	Info(ctx context.Context, section ...string) *redis.StringCmd
+}
+
+// ConnectedReplicas is the connected_slaves of the node c talks to.
+func ConnectedReplicas(ctx context.Context, c Infoer) (int, error) {
 	info, err := c.Info(ctx, "replication").Result()
 	if err != nil {
 		return 0, err
@@ -45,5 +52,5 @@ func connectedReplicas(ctx context.Context, c *redis.Client) (int, error) {
 			return strconv.Atoi(v)
 		}
 	}
-	return 0, fmt.Errorf("%s: INFO replication has no connected_slaves", c.Options().Addr)
+	return 0, errors.New("INFO replication has no connected_slaves")
 }

@@ -4,14 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seckill/seckill/internal/keyspace"
+	"github.com/seckill/seckill/internal/redisconn"
 )
 
 // Durability is how many replicas must hold a reservation before the
@@ -29,6 +33,7 @@ type Durability struct {
 type durability struct {
 	min     atomic.Int64
 	timeout atomic.Int64 // nanoseconds
+	short   sync.Map     // addresses of primaries whose last WAIT fell short
 }
 
 // SetDurability sets what every later reservation batch waits for.
@@ -40,6 +45,33 @@ func (s *Store) SetDurability(d Durability) {
 // Durability returns what reservation batches wait for now.
 func (s *Store) Durability() Durability {
 	return Durability{MinReplicas: int(s.durable.min.Load()), Timeout: time.Duration(s.durable.timeout.Load())}
+}
+
+// Replicated returns nil once everything the primaries of the given sales
+// held when it was called has reached the replicas Durability asks for, and
+// ErrReplicationTimeout (wrapped) if not within its timeout.
+func (s *Store) Replicated(ctx context.Context, itemIDs []int64) error {
+	d := s.Durability()
+	if d.MinReplicas == 0 {
+		return nil
+	}
+	for _, id := range itemIDs {
+		k := s.keys.Item(id)
+		c, err := s.primary(ctx, k)
+		if err != nil {
+			return err
+		}
+		conn := c.Conn()
+		w := s.markWait(ctx, conn, k, d)
+		conn.Close()
+		if w.err != nil {
+			return w.err
+		}
+		if w.acked < int64(d.MinReplicas) {
+			return fmt.Errorf("item %d: %w: %d of %d replicas within %s", id, ErrReplicationTimeout, w.acked, d.MinReplicas, d.Timeout)
+		}
+	}
+	return nil
 }
 
 // reserveReplicated is ReserveBatch when acknowledgements need replicas:
@@ -74,15 +106,84 @@ func (s *Store) reserveGroupReplicated(ctx context.Context, reqs []Request, out 
 		s.answer(reqs, nil, err, out)
 		return
 	}
+	// A connection the network dropped answers nothing: the batch goes
+	// again on a fresh one, as go-redis retries a plain pipeline.
+	for range redialAttempts {
+		if err = s.reserveOn(ctx, c, k, reqs, out, d); !dropped(err) {
+			break
+		}
+	}
+	s.queued(reqs, out)
+}
+
+// redialAttempts is how many connections a batch tries.
+const redialAttempts = 3
+
+// reserveOn runs the batch on a connection of its own to c and returns the
+// script's error, if any.
+func (s *Store) reserveOn(ctx context.Context, c *redis.Client, k keyspace.Item, reqs []Request, out []Outcome, d Durability) error {
 	conn := c.Conn()
 	defer conn.Close()
+	addr := c.Options().Addr
+	if err := s.durable.checkShort(ctx, conn, addr, d); err != nil {
+		holdAll(reqs, out, err)
+		if errors.Is(err, ErrReplicationTimeout) {
+			return nil
+		}
+		return err
+	}
 	res, w, err := s.evalWait(ctx, conn, reserveKeys(k, reqs), s.reserveArgs(reqs), d)
 	s.answer(reqs, res, err, out)
 	if err == nil && w.err == nil && vouchesOnly(out) {
 		w = s.markWait(ctx, conn, k, d)
 	}
+	s.durable.note(addr, w, d)
 	holdUnreplicated(reqs, out, w, d)
-	s.queued(reqs, out)
+	return err
+}
+
+// dropped reports an error of a connection that went away.
+func dropped(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &netErr) ||
+		errors.Is(err, syscall.ECONNRESET)
+}
+
+// holdAll answers every request of a batch that did not run with err.
+func holdAll(reqs []Request, out []Outcome, err error) {
+	for i, r := range reqs {
+		out[i] = Outcome{Err: fmt.Errorf("reserve item %d: %w", r.ItemID, err)}
+	}
+}
+
+// note remembers whether the primary at addr had enough replicas.
+func (d *durability) note(addr string, w waited, want Durability) {
+	if w.err == nil && w.acked >= int64(want.MinReplicas) {
+		d.short.Delete(addr)
+		return
+	}
+	if w.err == nil {
+		d.short.Store(addr, true)
+	}
+}
+
+// checkShort returns ErrReplicationTimeout if the primary at addr fell
+// short of replicas before and still has fewer connected than wanted: its
+// batches would take stock (orders a shopper is never told of) and wait
+// out the timeout for nothing, so they do not run. A primary that has
+// enough connected runs its batch, whose WAIT decides.
+func (d *durability) checkShort(ctx context.Context, conn *redis.Conn, addr string, want Durability) error {
+	if _, short := d.short.Load(addr); !short {
+		return nil
+	}
+	n, err := redisconn.ConnectedReplicas(ctx, conn)
+	if err != nil {
+		return fmt.Errorf("count replicas: %w", err)
+	}
+	if n < want.MinReplicas {
+		return fmt.Errorf("%w: %d of %d replicas connected", ErrReplicationTimeout, n, want.MinReplicas)
+	}
+	return nil
 }
 
 // primary is the client of the primary holding k's sale.

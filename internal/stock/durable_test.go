@@ -38,10 +38,20 @@ func (p pair) waitReplicas(tb testing.TB, n int) {
 	ctx := context.Background()
 	testenv.WaitFor(tb, 10*time.Second, func() bool {
 		got, err := redisconn.Replicas(ctx, p.primary)
-		info := p.replica.Info(ctx, "replication").Val()
-		synced := strings.Contains(info, "master_link_status:up")
-		return err == nil && got == n && synced == (n > 0)
+		return err == nil && got == n && (n == 0 || p.acks(ctx))
 	}, "primary never counted %d replicas in sync", n)
+}
+
+// acks reports whether a write on the primary reaches its replica: after
+// a resync, the primary streams to it only once it has acknowledged.
+func (p pair) acks(ctx context.Context) bool {
+	c := p.primary.Conn()
+	defer c.Close()
+	if err := c.Set(ctx, "durable:probe", "1", 0).Err(); err != nil {
+		return false
+	}
+	n, err := c.Wait(ctx, 1, 100*time.Millisecond).Result()
+	return err == nil && n == 1
 }
 
 // cut stops the replica replicating: the primary then has none.
@@ -70,17 +80,22 @@ func TestReplicasCounted(t *testing.T) {
 	p.reattach(t)
 }
 
-// A reservation is acknowledged only once the replica has it: cut off, its
-// answer (new, replayed, or already purchased) is ErrReplicationTimeout and
-// the retry with the same key finds the order once the replica is back.
-// Refusals are answered as ever.
+// A reservation is acknowledged only once the replica has it: cut off, an
+// answer that names an order (new, replayed, or already purchased) is
+// ErrReplicationTimeout, a refusal stands, a primary known to lack its
+// replica takes no stock, and the retry with the same key finds the order
+// once the replica is back.
 func TestReserveWaitsForReplica(t *testing.T) {
 	t.Parallel()
 	p := newPair(t)
 	keys := keyspace.New("durable")
-	s := stock.NewStore(p.primary, keys)
-	s.SetDurability(stock.Durability{MinReplicas: 1, Timeout: 50 * time.Millisecond})
-	warm(t, s, 1, sale(2, 1))
+	durable := func() *stock.Store {
+		s := stock.NewStore(p.primary, keys)
+		s.SetDurability(stock.Durability{MinReplicas: 1, Timeout: 50 * time.Millisecond})
+		return s
+	}
+	s := durable()
+	warm(t, s, 1, sale(3, 1))
 	ctx, open := context.Background(), t0.Add(time.Minute)
 	keyed := func(user, key string) stock.Request { r := req(user, 1, open); r.IdempotencyKey = key; return r }
 
@@ -92,15 +107,29 @@ func TestReserveWaitsForReplica(t *testing.T) {
 	}
 
 	p.cut(t)
-	for name, r := range map[string]stock.Request{"new": keyed("u2", "k2"), "replay": keyed("u1", "k1"), "already": req("u1", 1, open)} {
-		if _, err := s.Reserve(ctx, r); !errors.Is(err, stock.ErrReplicationTimeout) {
-			t.Errorf("%s without a replica: err = %v, want ErrReplicationTimeout", name, err)
+	cases := []struct {
+		name string
+		req  stock.Request
+		want error
+	}{
+		{"replay", keyed("u1", "k1"), stock.ErrReplicationTimeout},
+		{"already", req("u1", 1, open), stock.ErrReplicationTimeout},
+		{"refusal", req("u9", 1, t0.Add(-time.Millisecond)), stock.ErrNotStarted},
+		{"new", keyed("u2", "k2"), stock.ErrReplicationTimeout},
+	}
+	for _, c := range cases {
+		s = durable() // one that has not seen the replica missing yet
+		if _, err := s.Reserve(ctx, c.req); !errors.Is(err, c.want) {
+			t.Errorf("%s without a replica: err = %v, want %v", c.name, err, c.want)
 		}
 	}
-	// u2's unit was taken on the primary: the sale is sold out there, and
-	// a refusal promises nothing, so it needs no replica.
-	if _, err := s.Reserve(ctx, keyed("u3", "k3")); !errors.Is(err, stock.ErrSoldOut) {
-		t.Errorf("sold out without a replica: err = %v, want ErrSoldOut", err)
+	// s saw its WAIT fall short and the replica is still gone: it runs no
+	// script, so u3 takes nothing.
+	if _, err := s.Reserve(ctx, keyed("u3", "k3")); !errors.Is(err, stock.ErrReplicationTimeout) {
+		t.Errorf("u3 on a primary known short of replicas: err = %v, want ErrReplicationTimeout", err)
+	}
+	if lv, err := s.Levels(ctx, []int64{1}); err != nil || lv[1].Total != 1 {
+		t.Errorf("stock after u1 and u2 = %+v, %v; want 1 (u3 took nothing)", lv, err)
 	}
 
 	p.reattach(t)
