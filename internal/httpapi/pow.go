@@ -126,10 +126,11 @@ func (g *guards) proofOfWork(c *gin.Context) {
 // a sale that exists (else item_not_found, as the route would), counted as
 // pow.OutcomeOf says: only a proof that cost work raises the price of
 // others on its network. The fresh challenge is priced at the network the
-// request came from, so spending elsewhere gains nothing. An unpaid
-// refusal's challenge is not counted toward the network's rate, yet costs
-// its shopper a bit more: fetched that way to keep a farm's rate down it
-// saves at most the bit its halved rate makes and pays that bit back.
+// request came from, so spending elsewhere gains nothing. A refused proof
+// is not counted toward the network's rate (a spent one can be resent for
+// nothing), yet its challenge costs its shopper a bit more: a farm that
+// fetched its challenges that way to keep its rate down would halve its
+// counted rate, one bit, and pay that bit back.
 func (g *guards) refuseProof(c *gin.Context, id int64, user string, net pow.Network, why error) {
 	ctx, p := c.Request.Context(), g.proofs
 	if p.sales != nil {
