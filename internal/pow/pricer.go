@@ -17,9 +17,9 @@ import (
 // minute forgives nothing) and a HyperLogLog of the shoppers with paid
 // failures, and per shopper a counter of refused proofs. A HyperLogLog
 // stays within 12 kB however many accounts a farm brings, and counts a
-// shopper once however often they fail; its count is exact for the few
-// shoppers of an honest network and within about 1% beyond, which moves
-// a doubling's threshold by as much.
+// shopper once however often they fail; its count is exact for a few
+// dozen shoppers (a hundred here, tried) and within about 1% beyond, which
+// moves a doubling's threshold by as much.
 type Pricer struct {
 	rdb    redis.UniversalClient
 	keys   keyspace.Space
