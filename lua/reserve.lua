@@ -334,20 +334,24 @@ local function reserve(now, user, qty, orderID, idem, admitted, variant, client,
   vstock[variant] = left
   taken[variant] = (taken[variant] or 0) + qty
   takenAll = takenAll + qty
-  local value = orderID .. ':' .. qty .. ':' .. now .. ':' .. variant
-  local entry = {'id', orderID, 'item', ARGV[1], 'variant', variant, 'user', user, 'qty', qty,
-    'idem', idem, 'ts', now}
   local price = priceOf(variant)
+  local value = orderID .. ':' .. qty .. ':' .. now .. ':' .. variant
   if price then
     value = value .. ':' .. price
-    entry[#entry + 1] = 'price'
-    entry[#entry + 1] = price
   end
   redis.call('HSET', KEYS[3], user, value)
   if idemField ~= '' then
     redis.call('HSET', KEYS[4], idemField, value)
   end
-  redis.call('XADD', KEYS[5], '*', unpack(entry))
+  if price then
+    redis.call('XADD', KEYS[5], '*',
+      'id', orderID, 'item', ARGV[1], 'variant', variant, 'user', user, 'qty', qty,
+      'idem', idem, 'ts', now, 'price', price)
+  else
+    redis.call('XADD', KEYS[5], '*',
+      'id', orderID, 'item', ARGV[1], 'variant', variant, 'user', user, 'qty', qty,
+      'idem', idem, 'ts', now)
+  end
   if room then
     redis.call('ZREM', KEYS[7], user)
   end
