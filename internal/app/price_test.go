@@ -3,6 +3,8 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,7 +35,7 @@ func (s *server) pricedSale(tb testing.TB, price int64, sizes ...map[string]any)
 	body["price_cents"] = price
 	if len(sizes) == 0 {
 		delete(body, "variants")
-		body["stock_total"] = 10
+		body["stock_total"] = 1000
 	}
 	r := s.call(tb, "POST", "/api/v1/admin/items", adminToken, body)
 	if r.status != 201 {
@@ -177,4 +179,57 @@ func TestPriceAfterRedisLostTheSale(t *testing.T) {
 	if a, b := storedPrice(t, s, alice), storedPrice(t, s, bob); a != 1999 || b != 4999 {
 		t.Fatalf("orders stored at %d and %d a unit, want 1999 and 4999", a, b)
 	}
+}
+
+// TestPriceChangesDuringPurchases: shoppers buy while an admin changes the
+// price five times, as persisters write the orders; every order is stored at
+// the price its 202 named.
+func TestPriceChangesDuringPurchases(t *testing.T) {
+	t.Parallel()
+	clk := newClock(t0)
+	s := start(t, clk)
+	id, _ := s.pricedSale(t, 1000)
+	var (
+		mu       sync.Mutex
+		answers  []reply
+		shoppers atomic.Int64
+		changed  atomic.Bool
+		wg       sync.WaitGroup
+	)
+	wg.Go(func() {
+		defer changed.Store(true)
+		for p := int64(1001); p <= 1005; p++ {
+			if r := s.call(t, "PATCH", "/api/v1/admin/items/"+itoa(id), adminToken, map[string]any{"price_cents": p}); r.status != 200 {
+				t.Errorf("PATCH: %d %s", r.status, r.raw)
+			}
+		}
+	})
+	for range 4 {
+		wg.Go(func() {
+			// Until the changes are done, within the sale's stock.
+			for n := shoppers.Add(1); !changed.Load() && n <= 1000; n = shoppers.Add(1) {
+				r := s.call(t, "POST", "/api/v1/items/"+itoa(id)+"/purchase", mintToken(t, "shopper"+itoa(n)), `{"quantity":1}`)
+				mu.Lock()
+				answers = append(answers, r)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	s.settle(t, id)
+	prices := map[float64]bool{}
+	for _, r := range answers {
+		unit, ok := r.body["unit_price_cents"].(float64)
+		if r.status != 202 || !ok {
+			t.Fatalf("purchase: %d %s; want 202 with unit_price_cents", r.status, r.raw)
+		}
+		if got := storedPrice(t, s, r.str("order_id")); got != int64(unit) {
+			t.Errorf("order %s: its 202 said %v a unit, MySQL has %d", r.str("order_id"), unit, got)
+		}
+		prices[unit] = true
+	}
+	if len(prices) < 2 {
+		t.Fatalf("%d orders, all at one price: the changes did not overlap the purchases", len(answers))
+	}
+	t.Logf("%d orders at %d prices", len(answers), len(prices))
 }
