@@ -331,9 +331,9 @@ func flag(b bool) int {
 // SetMeta updates what the reserve script enforces of a sale, and the
 // prices it takes orders at. It is one HSET, so it never races a purchase:
 // an order taken before it keeps the old price, one taken after gets the
-// new; on a sale that is not warm it does
-// nothing (the next warm copies it from MySQL). The sale's variants must be
-// the ones Redis holds: a change of variants warms the sale instead.
+// new. On a sale that is not warm it does nothing (the next warm copies it
+// from MySQL). The sale's variants must be the ones Redis holds: a change
+// of variants warms the sale instead.
 func (s *Store) SetMeta(ctx context.Context, itemID int64, m Meta) error {
 	k := s.keys.Item(itemID)
 	n, err := s.rdb.Exists(ctx, k.Meta()).Result()
