@@ -124,11 +124,12 @@ func (k Item) ShopperLimit(user string) string { return k.base + "limit:s:" + us
 func (k Item) ClientLimit(client string) string { return k.base + "limit:i:" + client }
 
 // Meta is a hash with the sale window and per-user limit the reserve script
-// enforces: starts_ms, ends_ms, limit.
+// enforces (starts_ms, ends_ms, limit, ...), and the unit price it takes each
+// variant's orders at (price:<variant id>); lua/reserve.lua lists them all.
 func (k Item) Meta() string { return k.base + "meta" }
 
-// Buyers is a hash user id -> "orderID:quantity:createdMs:variantID" of
-// active orders: one per shopper and sale, whatever the variant.
+// Buyers is a hash user id -> "orderID:quantity:createdMs:variantID:unitPriceCents"
+// of active orders: one per shopper and sale, whatever the variant.
 func (k Item) Buyers() string { return k.base + "buyers" }
 
 // Idempotency is a hash "userID\nkey" -> the same value as Buyers.
