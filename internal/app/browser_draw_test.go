@@ -149,7 +149,7 @@ func TestBrowserDraw(t *testing.T) {
 	last.until(`document.querySelector('#verdict').dataset.verdict === 'pass'`, 10*time.Second)
 	if !last.eval(`[...document.querySelectorAll('#checks li')].every((li) => li.dataset.ok === 'true') &&
 		document.querySelector('#checks').textContent.includes('The commitment is the one this device kept when you entered') &&
-		document.querySelector('#checks').textContent.includes('place 2 of 3 for EU 42')`) {
+		document.querySelector('#checks').textContent.includes('place 3 of 3 for EU 42, on the waitlist')`) {
 		t.Fatalf("the draw's page found a problem: %s", last.text("#checks"))
 	}
 	last.shots("draw-proof")
