@@ -155,7 +155,7 @@ func mine(p draw.Proof, c draw.Check, f verifyFlags) string {
 	}
 	verdict := map[string]string{
 		draw.OutcomeWon:        "drawn",
-		draw.OutcomeBackfilled: fmt.Sprintf("backfilled: offered a unit a winner left, the %d. passed on after the %d drawn", m.Place-m.Units, m.Units),
+		draw.OutcomeBackfilled: "backfilled: offered a unit a winner left",
 		draw.OutcomeWaitlist:   fmt.Sprintf("not drawn: %d on the waitlist", m.Place-m.Units),
 	}[m.Outcome]
 	return fmt.Sprintf("%s: %s\nplace %d of %d for %s (%d units): %s", who, m.EntryID, m.Place, m.Of, label, m.Units, verdict)
