@@ -70,7 +70,9 @@ func verifyDraw(ctx context.Context, args []string, out io.Writer) error {
 		against.EntryID = draw.EntryID(salt, secret, f.user)
 	}
 	c, err := draw.Verify(p, against)
-	if err != nil {
+	if errors.Is(err, draw.ErrNothingPublished) {
+		return exit(exitFails, fmt.Errorf("nothing to check yet: %w", err))
+	} else if err != nil {
 		return exit(exitFails, fmt.Errorf("the draw does NOT check out: %w", err))
 	}
 	report(out, p, c, f)

@@ -15,8 +15,6 @@
 // checkDraw throws, and `seckill verify-draw` does the same check.
 import { wellFormed, isHex, Failed, Problem } from './drawshape.js';
 
-export { Problem };
-
 const enc = new TextEncoder();
 const hexBytes = (hex) => Uint8Array.from(hex.match(/../g) || [], (h) => parseInt(h, 16));
 const hexOf = (buf) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, '0')).join('');
