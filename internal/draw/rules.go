@@ -22,18 +22,18 @@ var ErrInvalidEntrySecret = errors.New("draw: an entry secret must be 32 bytes i
 // bytes in lowercase hex.
 func ParseSecret(s string) ([]byte, error) {
 	if !isHex(s, 32) {
-		return nil, fmt.Errorf("parse entry secret %q: %w", s, ErrInvalidEntrySecret)
+		return nil, fmt.Errorf("parse entry secret of %d characters: %w", len(s), ErrInvalidEntrySecret)
 	}
 	return mustHex(s), nil
 }
 
 // EntryID is a shopper's entry id in a draw:
 // hex(SHA-256(salt || secret || user id)). The salt is public from the
-// opening of entries and the 32-byte secret is the shopper's, chosen by
-// their device: the shopper can recompute their own id, the server cannot
-// pick ids to favour anyone (it does not know the secret before the
-// entry), and nobody without the secret can tell from the published entries
-// whether a given user id entered.
+// opening of entries and the 32-byte secret is the shopper's: the shopper
+// can recompute their own id; when their device chose the secret (the draw
+// page does), the server could not pick the id to favour anyone; and nobody
+// without the secret can tell from the published entries whether a given
+// user id entered.
 func EntryID(salt, secret []byte, userID string) string {
 	h := sha256.New()
 	h.Write(salt)
