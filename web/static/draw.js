@@ -123,7 +123,9 @@ export class Draw {
     this.error = '';
     try {
       const before = kept(this.itemID, this.user);
-      const secret = (before && before.entry_secret) || newSecret();
+      // An entry made on another device keeps its secret, so that device's
+      // record still finds it.
+      const secret = (before && before.entry_secret) || (this.entry && this.entry.entry_secret) || newSecret();
       const send = (headers) => api('POST', `${this.path}/entry`, { variant_id: v.id, entry_secret: secret }, headers);
       const e = await withProof(this.itemID, send);
       this.kept = keep(this.itemID, this.user, e, this.draw && this.draw.seed_sha256);
