@@ -129,11 +129,3 @@ func unitsOf(it catalog.Item, drawn bool) []UnitsOf {
 	}
 	return out
 }
-
-func units(vs []UnitsOf) map[int64]int {
-	m := make(map[int64]int, len(vs))
-	for _, v := range vs {
-		m[v.VariantID] = v.StockTotal
-	}
-	return m
-}

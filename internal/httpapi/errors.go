@@ -121,7 +121,9 @@ var (
 	errEntriesNotOpen = apiErr(http.StatusConflict, "entries_not_open", "entries to this draw are not open yet")
 	errEntriesClosed  = apiErr(http.StatusConflict, "entries_closed", "entries to this draw are closed")
 	errNoEntry        = apiErr(http.StatusNotFound, "entry_not_found", "you have not entered this draw")
-	errNoWaitingRoom  = apiErr(http.StatusConflict, "no_waiting_room",
+	errEntrySecret    = &Error{Status: http.StatusBadRequest, Code: "invalid_entry_secret", Field: "entry_secret",
+		Message: "entry_secret must be 32 random bytes in lowercase hex (64 digits), or left out"}
+	errNoWaitingRoom = apiErr(http.StatusConflict, "no_waiting_room",
 		"this sale has no waiting room: buy with a purchase token from /purchase-token")
 	// errPowRequired is the refusal of a missing or bad proof of work; the
 	// answer is a copy carrying a fresh challenge (powRequired).
@@ -205,6 +207,7 @@ var errorTable = []struct {
 	{draw.ErrEntriesNotOpen, errEntriesNotOpen},
 	{draw.ErrEntriesClosed, errEntriesClosed},
 	{draw.ErrNoEntry, errNoEntry},
+	{draw.ErrInvalidEntrySecret, errEntrySecret},
 	{room.ErrNotWarmed, errWarming},
 	{stock.ErrOverLimit, errOverLimit},
 	{stock.ErrSoldOut, errSoldOut},
