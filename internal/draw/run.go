@@ -10,6 +10,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/drawkey"
 	"github.com/seckill/seckill/internal/sync/lock"
 )
 
@@ -64,6 +65,10 @@ func (s *Service) draw(ctx context.Context, id int64) error {
 		if err != nil || it.DrawnAt != nil {
 			return err
 		}
+		seed, err := s.seedOf(it)
+		if err != nil {
+			return err
+		}
 		var rows []entryRow
 		if err := tx.Where("item_id = ?", id).Find(&rows).Error; err != nil {
 			return err
@@ -84,7 +89,7 @@ func (s *Service) draw(ctx context.Context, id int64) error {
 		now := s.now().UTC().Truncate(time.Millisecond)
 		until := deadline(it, now)
 		offers = map[string]any{}
-		for v, ranking := range Rank(it.DrawSeed, tickets, u) {
+		for v, ranking := range Rank(seed, tickets, u) {
 			for i, t := range ranking {
 				r := byID[t.EntryID]
 				place := i + 1
@@ -98,11 +103,16 @@ func (s *Service) draw(ctx context.Context, id int64) error {
 		if err := writePlaces(tx, rows); err != nil {
 			return err
 		}
-		if err := tx.Exec("UPDATE items SET drawn_at = ? WHERE id = ?", now, id).Error; err != nil {
+		// The seed is stored, and public, only with the draw it made.
+		if err := tx.Exec("UPDATE items SET drawn_at = ?, draw_seed = ? WHERE id = ?", now, seed, id).Error; err != nil {
 			return err
 		}
 		return s.out.Add(tx, drawnEvents(it, now, rows)...)
 	})
+	if errors.Is(err, drawkey.ErrUnknownKey) || errors.Is(err, drawkey.ErrCommitment) || errors.Is(err, errLegacySeed) {
+		s.log.ErrorContext(ctx, "sale not drawn: its seed cannot be derived with the draw keys configured; it stays drawing "+
+			"until a server holding its key draws it", "item_id", id, "err", err)
+	}
 	if err != nil {
 		return fmt.Errorf("draw sale %d: %w", id, err)
 	}

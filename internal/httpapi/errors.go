@@ -17,6 +17,7 @@ import (
 
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/draw"
+	"github.com/seckill/seckill/internal/drawkey"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/room"
 	"github.com/seckill/seckill/internal/sale"
@@ -121,7 +122,9 @@ var (
 	errEntriesNotOpen = apiErr(http.StatusConflict, "entries_not_open", "entries to this draw are not open yet")
 	errEntriesClosed  = apiErr(http.StatusConflict, "entries_closed", "entries to this draw are closed")
 	errNoEntry        = apiErr(http.StatusNotFound, "entry_not_found", "you have not entered this draw")
-	errNoWaitingRoom  = apiErr(http.StatusConflict, "no_waiting_room",
+	errDrawKeyMissing = apiErr(http.StatusServiceUnavailable, "draw_key_missing",
+		"draw sales need a draw key on the server (SECKILL_DRAW_KEY); nothing was created")
+	errNoWaitingRoom = apiErr(http.StatusConflict, "no_waiting_room",
 		"this sale has no waiting room: buy with a purchase token from /purchase-token")
 	// errPowRequired is the refusal of a missing or bad proof of work; the
 	// answer is a copy carrying a fresh challenge (powRequired).
@@ -205,6 +208,7 @@ var errorTable = []struct {
 	{draw.ErrEntriesNotOpen, errEntriesNotOpen},
 	{draw.ErrEntriesClosed, errEntriesClosed},
 	{draw.ErrNoEntry, errNoEntry},
+	{drawkey.ErrNoKey, errDrawKeyMissing},
 	{room.ErrNotWarmed, errWarming},
 	{stock.ErrOverLimit, errOverLimit},
 	{stock.ErrSoldOut, errSoldOut},
