@@ -10,7 +10,6 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/seckill/seckill/internal/catalog"
-	"github.com/seckill/seckill/internal/drawkey"
 	"github.com/seckill/seckill/internal/sync/lock"
 )
 
@@ -88,18 +87,7 @@ func (s *Service) draw(ctx context.Context, id int64) error {
 		}
 		now := s.now().UTC().Truncate(time.Millisecond)
 		until := deadline(it, now)
-		offers = map[string]any{}
-		for v, ranking := range Rank(seed, tickets, u) {
-			for i, t := range ranking {
-				r := byID[t.EntryID]
-				place := i + 1
-				r.Place = &place
-				if place <= u[v] {
-					r.OfferState, r.OfferedAt, r.Deadline = ptr(offerOpen), &now, &until
-					offers[r.UserID] = offerValue(v, until)
-				}
-			}
-		}
+		offers = placeAll(Rank(seed, tickets, u), u, byID, now, until)
 		if err := writePlaces(tx, rows); err != nil {
 			return err
 		}
@@ -109,7 +97,7 @@ func (s *Service) draw(ctx context.Context, id int64) error {
 		}
 		return s.out.Add(tx, drawnEvents(it, now, rows)...)
 	})
-	if errors.Is(err, drawkey.ErrUnknownKey) || errors.Is(err, drawkey.ErrCommitment) || errors.Is(err, errLegacySeed) {
+	if errors.Is(err, errNoSeed) {
 		s.log.ErrorContext(ctx, "sale not drawn: its seed cannot be derived with the draw keys configured; it stays drawing "+
 			"until a server holding its key draws it", "item_id", id, "err", err)
 	}
@@ -125,6 +113,25 @@ func (s *Service) draw(ctx context.Context, id int64) error {
 		}
 	}
 	return nil
+}
+
+// placeAll gives every entry its place in its variant's ranking and an
+// open offer to each variant's first units[v]; it returns the offers by
+// user id, as Redis holds them.
+func placeAll(ranking map[int64][]Ticket, units map[int64]int, byID map[string]*entryRow, now, until time.Time) map[string]any {
+	offers := map[string]any{}
+	for v, r := range ranking {
+		for i, t := range r {
+			e := byID[t.EntryID]
+			place := i + 1
+			e.Place = &place
+			if place <= units[v] {
+				e.OfferState, e.OfferedAt, e.Deadline = ptr(offerOpen), &now, &until
+				offers[e.UserID] = offerValue(v, until)
+			}
+		}
+	}
+	return offers
 }
 
 func writePlaces(tx *gorm.DB, rows []entryRow) error {

@@ -14,6 +14,11 @@ import (
 // A sale made under a key the ring lacks is not drawn.
 func (s *Service) UseKeys(r drawkey.Ring) { s.drawKeys = r }
 
+// errNoSeed: the sale's seed cannot be had here (its key is not
+// configured, or what it gives does not match the commitment); the sale is
+// not drawn.
+var errNoSeed = errors.New("draw: no seed matching the sale's commitment")
+
 // errLegacySeed: a draw made before draw keys whose stored seed does not
 // hash to its commitment.
 var errLegacySeed = errors.New("draw: the stored seed does not match the commitment")
@@ -27,7 +32,7 @@ func (s *Service) seedOf(it catalog.Item) ([]byte, error) {
 	if it.DrawNonce == nil {
 		sum := sha256.Sum256(it.DrawSeed)
 		if it.DrawSeed == nil || !bytes.Equal(sum[:], it.DrawCommitment) {
-			return nil, fmt.Errorf("seed of sale %d: %w", it.ID, errLegacySeed)
+			return nil, fmt.Errorf("seed of sale %d: %w: %w", it.ID, errNoSeed, errLegacySeed)
 		}
 		return it.DrawSeed, nil
 	}
@@ -37,7 +42,7 @@ func (s *Service) seedOf(it catalog.Item) ([]byte, error) {
 	}
 	seed, err := s.drawKeys.Seed(keyID, it.DrawNonce, it.DrawCommitment)
 	if err != nil {
-		return nil, fmt.Errorf("seed of sale %d: %w", it.ID, err)
+		return nil, fmt.Errorf("seed of sale %d: %w: %w", it.ID, errNoSeed, err)
 	}
 	return seed, nil
 }
