@@ -51,6 +51,13 @@ type Key struct {
 	secret []byte
 }
 
+// String shows the key's id only, so a key printed with its config (%v,
+// %+v, a log line) never shows its bytes.
+func (k Key) String() string { return k.ID + ":<secret>" }
+
+// GoString is String for %#v.
+func (k Key) GoString() string { return k.String() }
+
 // Ring is the configured keys, the current one first; empty when
 // SECKILL_DRAW_KEY is unset.
 type Ring []Key

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -100,5 +101,23 @@ func TestParse(t *testing.T) {
 	}
 	if r, err := drawkey.Parse(""); err != nil || len(r) != 0 {
 		t.Fatalf("unset: %v %v", r, err)
+	}
+}
+
+// TestKeyNeverPrinted: a ring printed any way fmt prints (a config dumped
+// to a log) shows ids, not key bytes.
+func TestKeyNeverPrinted(t *testing.T) {
+	secret := bytes.Repeat([]byte{0x5a}, 32)
+	r, err := drawkey.Parse("k1:" + base64.StdEncoding.EncodeToString(secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type config struct{ DrawKeys drawkey.Ring }
+	for _, format := range []string{"%v", "%+v", "%#v", "%s", "%x"} {
+		out := fmt.Sprintf(format, config{r})
+		if strings.Contains(out, "ZZZZ") || strings.Contains(out, "WlpaWlpa") || strings.Contains(out, "5a5a") ||
+			strings.Contains(out, "90 90") {
+			t.Errorf("%s prints %q", format, out)
+		}
 	}
 }
