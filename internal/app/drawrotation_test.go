@@ -27,8 +27,8 @@ func (s *server) sibling(tb testing.TB, clk interface{ Now() time.Time }, log *s
 
 // TestDrawKeyRotation: a draw made under key A is drawn, with the seed it
 // committed to, by a server holding "B,A", which makes new draws under B;
-// a server without A leaves it drawing, says so in its log on every run,
-// and never publishes a seed.
+// a server without A, or with other bytes under A's id, leaves it drawing,
+// says so in its log on every run, and never publishes a seed.
 func TestDrawKeyRotation(t *testing.T) {
 	t.Parallel()
 	keyA, ringA := newDrawKey("A")
@@ -49,14 +49,21 @@ func TestDrawKeyRotation(t *testing.T) {
 
 	// Past the close, on servers whose clocks say so; s's says it is not.
 	late := newClock(t0.Add(11 * time.Minute))
-	var logs lockedBuffer
-	withoutA := s.sibling(t, late, slog.New(slog.NewJSONHandler(&logs, nil)), ringB)
-	refusal := `"msg":"sale not drawn: its seed cannot be derived`
-	testenv.WaitFor(t, 10*time.Second, func() bool {
-		return strings.Count(logs.String(), refusal) >= 3 && strings.Contains(logs.String(), fmt.Sprintf(`"item_id":%d`, id))
-	}, "a server without the sale's key did not log its refusal on each run:\n%s", logs.String())
-	if d := withoutA.draw(t, id); d.Phase != "drawing" || d.Seed != nil || *d.SeedSHA256 != *open.SeedSHA256 {
-		t.Fatalf("the draw on a server without its key: %+v", d)
+	_, otherA := newDrawKey("A") // the id, not the key
+	var withoutA *server
+	for name, ring := range map[string]drawkey.Ring{"without A": ringB, "with other bytes as A": otherA} {
+		var logs lockedBuffer
+		withoutA = s.sibling(t, late, slog.New(slog.NewJSONHandler(&logs, nil)), ring)
+		refusal := `"msg":"sale not drawn: its seed cannot be derived`
+		refused := testenv.Eventually(10*time.Second, func() bool {
+			return strings.Count(logs.String(), refusal) >= 3 && strings.Contains(logs.String(), fmt.Sprintf(`"item_id":%d`, id))
+		})
+		if !refused {
+			t.Fatalf("a server %s did not log its refusal on each run:\n%s", name, logs.String())
+		}
+		if d := withoutA.draw(t, id); d.Phase != "drawing" || d.Seed != nil || *d.SeedSHA256 != *open.SeedSHA256 {
+			t.Fatalf("the draw on a server %s: %+v", name, d)
+		}
 	}
 	var drawn, seeded, placed int
 	err := s.db.Gorm.Raw("SELECT COUNT(drawn_at), COUNT(draw_seed), (SELECT COUNT(place) FROM draw_entries WHERE item_id = ?) "+
