@@ -122,9 +122,7 @@ var (
 	errEntriesNotOpen = apiErr(http.StatusConflict, "entries_not_open", "entries to this draw are not open yet")
 	errEntriesClosed  = apiErr(http.StatusConflict, "entries_closed", "entries to this draw are closed")
 	errNoEntry        = apiErr(http.StatusNotFound, "entry_not_found", "you have not entered this draw")
-	errDrawKeyMissing = apiErr(http.StatusServiceUnavailable, "draw_key_missing",
-		"draw sales need a draw key on the server (SECKILL_DRAW_KEY); nothing was created")
-	errNoWaitingRoom = apiErr(http.StatusConflict, "no_waiting_room",
+	errNoWaitingRoom  = apiErr(http.StatusConflict, "no_waiting_room",
 		"this sale has no waiting room: buy with a purchase token from /purchase-token")
 	// errPowRequired is the refusal of a missing or bad proof of work; the
 	// answer is a copy carrying a fresh challenge (powRequired).
@@ -140,8 +138,10 @@ var (
 		"only a failed delivery is re-sent: this one is still on its way or was delivered")
 	errInvalidState = &Error{Status: http.StatusBadRequest, Code: "invalid_state", Field: "state",
 		Message: "state must be pending, delivered or failed"}
-	errDemoPaymentsOff  = apiErr(http.StatusForbidden, "demo_payments_off", "orders are paid through the payment provider, not here")
-	errPaymentsOff      = apiErr(http.StatusServiceUnavailable, "payments_not_configured", "payment callbacks are not configured on this server (SECKILL_PAYMENT_SECRET)")
+	errDemoPaymentsOff = apiErr(http.StatusForbidden, "demo_payments_off", "orders are paid through the payment provider, not here")
+	errPaymentsOff     = apiErr(http.StatusServiceUnavailable, "payments_not_configured", "payment callbacks are not configured on this server (SECKILL_PAYMENT_SECRET)")
+	errDrawKeyMissing  = apiErr(http.StatusServiceUnavailable, "draw_key_missing",
+		"draw sales need a draw key on the server (SECKILL_DRAW_KEY); nothing was created")
 	errSignatureMissing = apiErr(http.StatusUnauthorized, "invalid_signature", "the X-Seckill-Signature header is missing")
 	errSignatureBad     = apiErr(http.StatusUnauthorized, "invalid_signature",
 		"the X-Seckill-Signature header is malformed or does not sign this body under the payment secret")
@@ -208,7 +208,6 @@ var errorTable = []struct {
 	{draw.ErrEntriesNotOpen, errEntriesNotOpen},
 	{draw.ErrEntriesClosed, errEntriesClosed},
 	{draw.ErrNoEntry, errNoEntry},
-	{drawkey.ErrNoKey, errDrawKeyMissing},
 	{room.ErrNotWarmed, errWarming},
 	{stock.ErrOverLimit, errOverLimit},
 	{stock.ErrSoldOut, errSoldOut},
@@ -216,6 +215,7 @@ var errorTable = []struct {
 	{stock.ErrBusy, errRewarming},
 	{stock.ErrRateLimited, errRateLimited},
 	{stock.ErrInvalidQuantity, errInvalidQuantity},
+	{drawkey.ErrNoKey, errDrawKeyMissing},
 }
 
 // lookup finds the answer to err: its own if it is one, its row of the
