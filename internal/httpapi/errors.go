@@ -138,10 +138,9 @@ var (
 		"only a failed delivery is re-sent: this one is still on its way or was delivered")
 	errInvalidState = &Error{Status: http.StatusBadRequest, Code: "invalid_state", Field: "state",
 		Message: "state must be pending, delivered or failed"}
-	errDemoPaymentsOff = apiErr(http.StatusForbidden, "demo_payments_off", "orders are paid through the payment provider, not here")
-	errPaymentsOff     = apiErr(http.StatusServiceUnavailable, "payments_not_configured", "payment callbacks are not configured on this server (SECKILL_PAYMENT_SECRET)")
-	errDrawKeyMissing  = apiErr(http.StatusServiceUnavailable, "draw_key_missing",
-		"draw sales need a draw key on the server (SECKILL_DRAW_KEY); nothing was created")
+	errDemoPaymentsOff  = apiErr(http.StatusForbidden, "demo_payments_off", "orders are paid through the payment provider, not here")
+	errPaymentsOff      = apiErr(http.StatusServiceUnavailable, "payments_not_configured", "payment callbacks are not configured on this server (SECKILL_PAYMENT_SECRET)")
+	errDrawKeyMissing   = apiErr(http.StatusServiceUnavailable, "draw_key_missing", "draw sales need a draw key on the server (SECKILL_DRAW_KEY); nothing was created")
 	errSignatureMissing = apiErr(http.StatusUnauthorized, "invalid_signature", "the X-Seckill-Signature header is missing")
 	errSignatureBad     = apiErr(http.StatusUnauthorized, "invalid_signature",
 		"the X-Seckill-Signature header is malformed or does not sign this body under the payment secret")
