@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seckill/seckill/internal/drawkey"
 	"github.com/seckill/seckill/internal/pow"
 	"github.com/seckill/seckill/internal/ratelimit"
 	"github.com/seckill/seckill/internal/redisconn"
@@ -58,6 +59,7 @@ type Config struct {
 	DemoPayments   bool             // SECKILL_DEMO_PAYMENTS: the shopper's simulated "Pay"; off in production
 	PoW            bool             // SECKILL_POW: joining a waiting room (or entering a draw) needs a proof of work; "off" turns it off
 	PoWDifficulty  int              // SECKILL_POW_DIFFICULTY: the base difficulty in leading zero bits, before adapting
+	DrawKeys       drawkey.Ring     // SECKILL_DRAW_KEY: "ID:BASE64" keys, current first, that draws' seeds derive from; none = no draw sales
 }
 
 // DefaultPoWDifficulty is SECKILL_POW_DIFFICULTY's default.
@@ -130,6 +132,7 @@ func Load(getenv func(string) string) (Config, error) {
 		// that, putting the slowest tenth over a second. Each doubling
 		// of a network's rate, and each refused proof, doubles it.
 		PoWDifficulty: r.integer("SECKILL_POW_DIFFICULTY", DefaultPoWDifficulty),
+		DrawKeys:      r.drawKeys("SECKILL_DRAW_KEY"),
 	}
 	if r.err != nil {
 		return Config{}, r.err

@@ -156,7 +156,7 @@ func entryOf(it catalog.Item, row entryRow) Entry {
 
 // commitmentOf is the sale's commitment as its published draw shows it
 // (seed_sha256).
-func commitmentOf(it catalog.Item) string { return Commitment(it.DrawSeed) }
+func commitmentOf(it catalog.Item) string { return hex.EncodeToString(it.DrawCommitment) }
 
 // Look returns user's entry in draw sale itemID and, once drawn, how it
 // stands.

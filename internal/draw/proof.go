@@ -87,7 +87,7 @@ func (s *Service) Proof(ctx context.Context, itemID int64) (Proof, error) {
 	p := Proof{ItemID: it.ID, Phase: PhaseOf(it, s.now()), EntriesOpenAt: it.EntriesOpenAt.UTC(),
 		EntriesCloseAt: it.EntriesCloseAt.UTC()}
 	if p.Phase != PhaseUpcoming {
-		commit, salt := Commitment(it.DrawSeed), hex.EncodeToString(it.DrawSalt)
+		commit, salt := hex.EncodeToString(it.DrawCommitment), hex.EncodeToString(it.DrawSalt)
 		p.SeedSHA256, p.Salt = &commit, &salt
 	}
 	if p.Phase != PhaseDrawn {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/draw"
+	"github.com/seckill/seckill/internal/drawkey"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/room"
 	"github.com/seckill/seckill/internal/sale"
@@ -141,6 +142,7 @@ var (
 		Message: "state must be pending, delivered or failed"}
 	errDemoPaymentsOff  = apiErr(http.StatusForbidden, "demo_payments_off", "orders are paid through the payment provider, not here")
 	errPaymentsOff      = apiErr(http.StatusServiceUnavailable, "payments_not_configured", "payment callbacks are not configured on this server (SECKILL_PAYMENT_SECRET)")
+	errDrawKeyMissing   = apiErr(http.StatusServiceUnavailable, "draw_key_missing", "draw sales need a draw key on the server (SECKILL_DRAW_KEY); nothing was created")
 	errSignatureMissing = apiErr(http.StatusUnauthorized, "invalid_signature", "the X-Seckill-Signature header is missing")
 	errSignatureBad     = apiErr(http.StatusUnauthorized, "invalid_signature",
 		"the X-Seckill-Signature header is malformed or does not sign this body under the payment secret")
@@ -215,6 +217,7 @@ var errorTable = []struct {
 	{stock.ErrBusy, errRewarming},
 	{stock.ErrRateLimited, errRateLimited},
 	{stock.ErrInvalidQuantity, errInvalidQuantity},
+	{drawkey.ErrNoKey, errDrawKeyMissing},
 }
 
 // lookup finds the answer to err: its own if it is one, its row of the
