@@ -8,7 +8,7 @@
 -- the first order.
 --
 -- KEYS[1] stock   integer, available stock of the sale (see reserve.lua)
--- KEYS[2] buyers  hash: user id -> "orderID:quantity:createdMs:variantID"
+-- KEYS[2] buyers  hash: user id -> "orderID:quantity:createdMs:variantID[:price]"
 -- KEYS[3] returns integer, counts the times stock came back (see reserve.lua)
 -- KEYS[4] vstock  hash: variant id -> its available stock
 -- ARGV[1] user id

@@ -18,11 +18,20 @@
 --                 variant has a limit of its own), limit:<variant id> (the
 --                 limit that applies to that variant), paused ("1" while
 --                 an admin has the sale paused), draw ("1" for a draw sale:
---                 only the holder of an open offer in KEYS[9] may buy)
--- KEYS[3] buyers  hash: user id -> "orderID:quantity:createdMs:variantID",
---                 one per shopper and sale, whatever the variant
+--                 only the holder of an open offer in KEYS[9] may buy),
+--                 price:<variant id> (the unit price in cents that variant's
+--                 orders are taken at: read when the unit is taken and
+--                 written into the order, so a later price change never
+--                 reprices it; absent in a meta written by a server from
+--                 before prices travelled with orders: the order then goes
+--                 without one and is priced when persisted)
+-- KEYS[3] buyers  hash: user id -> "orderID:quantity:createdMs:variantID:price",
+--                 one per shopper and sale, whatever the variant (":price"
+--                 absent when the meta had none)
 -- KEYS[4] idem    hash: user id .. "\n" .. idempotency key -> same value as buyers
--- KEYS[5] stream  stream of orders to persist
+-- KEYS[5] stream  stream of orders to persist: fields id, item, variant,
+--                 user, qty, idem, ts and price (the unit price, absent when
+--                 the meta had none)
 -- KEYS[6] returns integer: how many times stock has come back (a cancel, an
 --                 admin adding stock, a warm); servers compare it to know
 --                 whether a sold-out answer is still current
@@ -59,8 +68,9 @@
 --
 -- Returns {returns, code1, detail1, left1, saleLeft1, code2, ...}, where left
 -- is the variant's stock left and saleLeft the sale's (both 0 unless said):
---   0 OK               detail = new buyer value
---   1 REPLAY           detail = value first stored under this idempotency key
+--   0 OK               detail = new buyer value (with the unit price taken)
+--   1 REPLAY           detail = value first stored under this idempotency key,
+--                      so with the price the order was taken at
 --   2 NOT_WARMED       meta, stock or vstock is missing: the sale is unknown
 --                      to Redis, or was warmed before sales had variants
 --   3 NOT_STARTED      detail = starts_ms
@@ -157,6 +167,7 @@ local out = {returns}
 local vstock = {}  -- variant -> its stock as this call sees it; false: not the sale's
 local taken = {}   -- variant -> units this call took from it
 local limits = {}  -- variant -> the limit that applies to it
+local prices = {}  -- variant -> its unit price as a string; false: none in meta
 local takenAll = 0 -- units this call took from the sale
 local all = nil    -- every variant's stock as the call began, read once if needed
 
@@ -181,6 +192,17 @@ local function limitOf(variant)
     limits[variant] = l
   end
   return l
+end
+
+-- priceOf is the unit price the variant's orders are taken at now, or
+-- false when the meta holds none (see KEYS[2]).
+local function priceOf(variant)
+  local p = prices[variant]
+  if p == nil then
+    p = redis.call('HGET', KEYS[2], 'price:' .. variant) or false
+    prices[variant] = p
+  end
+  return p
 end
 
 local function available()
@@ -312,14 +334,24 @@ local function reserve(now, user, qty, orderID, idem, admitted, variant, client,
   vstock[variant] = left
   taken[variant] = (taken[variant] or 0) + qty
   takenAll = takenAll + qty
+  local price = priceOf(variant)
   local value = orderID .. ':' .. qty .. ':' .. now .. ':' .. variant
+  if price then
+    value = value .. ':' .. price
+  end
   redis.call('HSET', KEYS[3], user, value)
   if idemField ~= '' then
     redis.call('HSET', KEYS[4], idemField, value)
   end
-  redis.call('XADD', KEYS[5], '*',
-    'id', orderID, 'item', ARGV[1], 'variant', variant, 'user', user, 'qty', qty,
-    'idem', idem, 'ts', now)
+  if price then
+    redis.call('XADD', KEYS[5], '*',
+      'id', orderID, 'item', ARGV[1], 'variant', variant, 'user', user, 'qty', qty,
+      'idem', idem, 'ts', now, 'price', price)
+  else
+    redis.call('XADD', KEYS[5], '*',
+      'id', orderID, 'item', ARGV[1], 'variant', variant, 'user', user, 'qty', qty,
+      'idem', idem, 'ts', now)
+  end
   if room then
     redis.call('ZREM', KEYS[7], user)
   end

@@ -18,12 +18,26 @@ rand_hex() {
 	fi
 }
 
+# A draw key: an id and 32 random bytes in standard base64 (see README,
+# "Checking a draw").
+rand_draw_key() {
+	if command -v openssl >/dev/null 2>&1; then
+		echo "dev:$(openssl rand -base64 32)"
+	else
+		echo "dev:$(head -c 32 /dev/urandom | base64 | tr -d '\n')"
+	fi
+}
+
 umask 077 # the file holds secrets
 touch "$FILE"
-for var in SECKILL_ADMIN_TOKEN SECKILL_JWT_SECRET; do
+for var in SECKILL_ADMIN_TOKEN SECKILL_JWT_SECRET SECKILL_DRAW_KEY; do
 	val=$(sed -n "s/^$var=//p" "$FILE" | tail -n1)
 	if [ -z "$val" ]; then
-		val=$(rand_hex 32) # 64 hex chars; the JWT secret needs >= 32 bytes
+		if [ "$var" = SECKILL_DRAW_KEY ]; then
+			val=$(rand_draw_key)
+		else
+			val=$(rand_hex 32) # 64 hex chars; the JWT secret needs >= 32 bytes
+		fi
 		echo "$var=$val" >>"$FILE"
 	fi
 	printf 'export %s=%q\n' "$var" "${!var:-$val}"

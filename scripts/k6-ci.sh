@@ -22,6 +22,7 @@ export SECKILL_REDIS_ADDR="${SECKILL_REDIS_HOST:-127.0.0.1}:${SECKILL_REDIS_PORT
 export SECKILL_REDIS_PREFIX="seckill-k6-$tag"
 export SECKILL_ADMIN_TOKEN="k6-admin-$tag-$RANDOM$RANDOM"
 export SECKILL_JWT_SECRET="k6-secret-$tag-0123456789abcdef0123456789"
+export SECKILL_DRAW_KEY="k6:$(head -c 32 /dev/urandom | base64 | tr -d '\n')"
 # The waiting room's shoppers solve a proof of work each, all from one
 # address: the server prices them as a bot farm (a bit more per doubling of
 # their rate). A low base keeps that at a few hundred hashes in k6's

@@ -175,7 +175,7 @@ docker_ok() { have docker && docker info >/dev/null 2>&1; }
 # The server service needs the secrets only to interpolate the file.
 compose() {
 	SECKILL_ADMIN_TOKEN=${SECKILL_ADMIN_TOKEN:-unused} SECKILL_JWT_SECRET=${SECKILL_JWT_SECRET:-unused} \
-		docker compose "$@"
+		SECKILL_DRAW_KEY=${SECKILL_DRAW_KEY:-unused} docker compose "$@"
 }
 compose_up() {
 	log "starting $1 with docker compose"

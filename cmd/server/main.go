@@ -3,12 +3,15 @@
 //	server [serve]   serve HTTP and persist orders (default)
 //	server migrate   apply the MySQL migrations and exit
 //	server seed      create the three demo sales if missing and exit
-//	server verify-draw [-user ID] URL
-//	                 recompute a published draw and check it (see README)
+//	server verify-draw [-commitment HEX] [-user ID -secret HEX | -entry HEX] URL
+//	                 recompute a published draw and check it (see README);
+//	                 exits 0 if it holds, 1 if not, 3 if it holds but no
+//	                 -commitment was given to hold its seed to
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -31,6 +34,11 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:]); err != nil {
+		var verdict *exitError
+		if errors.As(err, &verdict) { // verify-draw's: said to the shopper, not logged
+			fmt.Fprintln(os.Stderr, verdict)
+			os.Exit(verdict.status)
+		}
 		slog.Error("seckill stopped", "err", err)
 		os.Exit(1)
 	}

@@ -3,118 +3,101 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
+	"errors"
 	"net/http"
 	"net/http/httptest"
-	"sort"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/seckill/seckill/internal/draw"
+	"github.com/seckill/seckill/internal/draw/drawvec"
 )
 
-func hexSHA(parts ...string) string {
-	h := sha256.New()
-	for _, p := range parts {
-		h.Write([]byte(p))
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// publishedDraw builds a drawn sale's published draw by the README's rules,
-// written out here: 7 shoppers over two sizes of 2 and 1 units.
-func publishedDraw() map[string]any {
-	seed, salt := strings.Repeat("\x07", 32), strings.Repeat("\x2a", 16)
-	type ticket struct {
-		EntryID   string `json:"entry_id"`
-		VariantID int64  `json:"variant_id"`
-	}
-	var entries []ticket
-	byVariant := map[int64][]string{}
-	for i := range 7 {
-		v := int64(1 + i%2)
-		id := hexSHA(salt, fmt.Sprintf("shopper-%d", i))
-		entries = append(entries, ticket{id, v})
-		byVariant[v] = append(byVariant[v], id)
-	}
-	units := map[int64]int{1: 2, 2: 1}
-	var winners []ticket
-	for v, ids := range byVariant {
-		sort.Slice(ids, func(i, j int) bool { return hexSHA(seed, ":"+ids[i]) < hexSHA(seed, ":"+ids[j]) })
-		for _, id := range ids[:units[v]] {
-			winners = append(winners, ticket{id, v})
-		}
-	}
-	return map[string]any{"item_id": 7, "phase": "drawn", "seed_sha256": hexSHA(seed), "salt": hex.EncodeToString([]byte(salt)),
-		"seed": hex.EncodeToString([]byte(seed)), "entry_count": len(entries), "entries": entries, "winners": winners,
-		"entries_open_at": "2026-11-22T09:00:00Z", "entries_close_at": "2026-11-22T10:00:00Z",
-		"variants": []map[string]any{{"variant_id": 1, "label": "EU 41", "stock_total": 2}, {"variant_id": 2, "label": "EU 42", "stock_total": 1}}}
-}
-
-func serveDraw(t *testing.T, d map[string]any) string {
+// serveDraw serves doc as sale 7's published draw.
+func serveDraw(t *testing.T, doc []byte) string {
+	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/api/v1/items/7/draw" {
 			http.NotFound(w, r)
 			return
 		}
-		_ = json.NewEncoder(w).Encode(d)
+		_, _ = w.Write(doc)
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
 
-// TestVerifyDraw checks an honest draw, from the sale page's URL too, and
-// refuses one whose seed does not match its commitment or whose winners are
-// not the top of the rankings.
-func TestVerifyDraw(t *testing.T) {
-	honest := publishedDraw()
-	base := serveDraw(t, honest)
-	for _, u := range []string{base + "/api/v1/items/7/draw", base + "/sale/7"} {
-		var out bytes.Buffer
-		if err := verifyDraw(context.Background(), []string{"-user", "shopper-3", u}, &out); err != nil {
-			t.Fatalf("honest draw at %s refused: %v\n%s", u, err, out.String())
-		}
-		if !strings.Contains(out.String(), "OK: the seed matches") || !strings.Contains(out.String(), "entry id of shopper-3: "+
-			hexSHA(strings.Repeat("\x2a", 16), "shopper-3")) || !strings.Contains(out.String(), "for EU 42") {
-			t.Fatalf("output:\n%s", out.String())
-		}
+// argsOf are the flags a shopper holding what v kept passes.
+func argsOf(v drawvec.Vector) []string {
+	var args []string
+	if v.Commitment != "" {
+		args = append(args, "-commitment", v.Commitment)
 	}
+	if s := v.Shopper; s != nil && s.EntryID != "" {
+		args = append(args, "-entry", s.EntryID)
+	} else if s != nil {
+		args = append(args, "-user", s.UserID, "-secret", s.EntrySecret)
+	}
+	return args
+}
 
-	reseeded := publishedDraw()
-	reseeded["seed"] = hex.EncodeToString(bytes.Repeat([]byte{8}, 32))
-	// A loser of EU 41 in place of its first winner.
-	swapped := publishedDraw()
-	var ws, entries []map[string]any
-	roundTrip(swapped["winners"], &ws)
-	roundTrip(swapped["entries"], &entries)
-	won := map[string]bool{}
-	for _, x := range ws {
-		won[x["entry_id"].(string)] = true
+// statusOf is the exit status verify-draw's error asks for.
+func statusOf(err error) int {
+	var ex *exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ex):
+		return ex.status
 	}
-	for i, x := range ws {
-		if x["variant_id"] == 1.0 {
-			for _, e := range entries {
-				if e["variant_id"] == 1.0 && !won[e["entry_id"].(string)] {
-					ws[i] = e
-					break
-				}
+	return -1
+}
+
+// TestVerifyDrawGivesEveryVectorItsVerdict runs seckill verify-draw on
+// every test vector, served over HTTP from the sale page's URL: exit 0 for
+// a draw that holds against the commitment given, 3 for one that holds
+// with no commitment to hold its seed to, 1 for one that does not hold; a
+// shopper's backfilled or waitlisted entry is said to be so, with its place.
+func TestVerifyDrawGivesEveryVectorItsVerdict(t *testing.T) {
+	vs, err := drawvec.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{draw.VerdictPass: 0, draw.VerdictUnconfirmed: exitUnconfirmed, draw.VerdictFail: exitFails}
+	said := map[string]string{draw.OutcomeWon: ": drawn", draw.OutcomeBackfilled: ": backfilled", draw.OutcomeWaitlist: ": not drawn"}
+	for _, v := range vs {
+		t.Run(v.Name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := verifyDraw(context.Background(), append(argsOf(v), serveDraw(t, v.Draw)+"/sale/7"), &out)
+			if statusOf(err) != want[v.Expect.Verdict] {
+				t.Fatalf("%s\nexit status %d (%v), want %d (%s)\n%s", v.About, statusOf(err), err, want[v.Expect.Verdict], v.Expect, out.String())
 			}
-			break
-		}
-	}
-	swapped["winners"] = ws
-	for name, d := range map[string]map[string]any{"reseeded": reseeded, "swapped winner": swapped} {
-		var out bytes.Buffer
-		err := verifyDraw(context.Background(), []string{serveDraw(t, d) + "/sale/7"}, &out)
-		if err == nil || !strings.Contains(err.Error(), "does NOT check out") {
-			t.Errorf("%s draw: %v\n%s", name, err, out.String())
-		}
+			if v.Expect.Verdict == draw.VerdictFail && !strings.Contains(err.Error(), "does NOT check out") {
+				t.Errorf("a failing draw's message: %v", err)
+			}
+			s := v.Expect.Shopper
+			if s != nil && (!strings.Contains(out.String(), "place "+strconv.Itoa(s.Place)+" of ") || !strings.Contains(out.String(), said[s.Outcome])) {
+				t.Errorf("the shopper's entry (%s at place %d) is not said so:\n%s", s.Outcome, s.Place, out.String())
+			}
+		})
 	}
 }
 
-// roundTrip reads v as JSON into out, as a client of the API would see it.
-func roundTrip(v, out any) {
-	b, _ := json.Marshal(v)
-	_ = json.Unmarshal(b, out)
+// TestVerifyDrawUsage: flags that cannot be checked are refused before
+// anything is fetched.
+func TestVerifyDrawUsage(t *testing.T) {
+	for name, args := range map[string][]string{
+		"no URL":                {"-commitment", strings.Repeat("a", 64)},
+		"short commitment":      {"-commitment", "abc", "http://x/sale/7"},
+		"-user without -secret": {"-user", "ann", "http://x/sale/7"},
+		"bad secret":            {"-user", "ann", "-secret", "xyz", "http://x/sale/7"},
+		"-entry and -user":      {"-entry", strings.Repeat("a", 64), "-user", "ann", "-secret", strings.Repeat("a", 64), "http://x/sale/7"},
+		"not http":              {"ftp://x/sale/7"},
+	} {
+		var out bytes.Buffer
+		if err := verifyDraw(context.Background(), args, &out); statusOf(err) != exitUsage {
+			t.Errorf("%s: exit status %d (%v), want %d", name, statusOf(err), err, exitUsage)
+		}
+	}
 }

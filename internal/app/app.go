@@ -108,6 +108,13 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.orders.UseOutbox(a.outbox)
 	a.sales.UseOutbox(a.outbox)
 	a.draws.UseOutbox(a.outbox)
+	a.sales.UseDrawKeys(cfg.DrawKeys)
+	a.draws.UseKeys(cfg.DrawKeys)
+	if len(cfg.DrawKeys) == 0 {
+		a.log.Warn("SECKILL_DRAW_KEY is not set: draw sales cannot be created, and draws made under a key are not drawn here")
+	} else {
+		a.log.Info("draw keys", "ids", cfg.DrawKeys.IDs()) // ids only: which keys a rotation has reached
+	}
 	a.audit = audit.NewStore(a.db, now)
 	a.sales.SetAuditor(a.audit)
 	a.syncer.SetAuditor(a.audit)

@@ -152,8 +152,11 @@ func TestDrawIsVerifiableAndPassesEveryUnitOn(t *testing.T) {
 			}
 		}
 		r := s.enter(t, id, tokens[u], size)
-		if r.status != 200 || r.str("entry_id") != sha(salt, []byte(u)) || int64(num(r.body, "variant_id")) != size {
-			t.Fatalf("enter %s: %d %s; want entry_id %s", u, r.status, r.raw, sha(salt, []byte(u)))
+		secret := r.str("entry_secret")
+		want := sha(salt, unhex(t, &secret), []byte(u))
+		if r.status != 200 || r.str("entry_id") != want || int64(num(r.body, "variant_id")) != size ||
+			r.str("commitment") != *open.SeedSHA256 || r.str("salt") != *open.Salt {
+			t.Fatalf("enter %s: %d %s; want entry_id %s", u, r.status, r.raw, want)
 		}
 		entryOf[r.str("entry_id")] = u
 	}
@@ -300,11 +303,16 @@ func TestDrawIsVerifiableAndPassesEveryUnitOn(t *testing.T) {
 }
 
 // enter enters a shopper in draw sale id for variant, paying with a proof
-// of work as the page does.
+// of work as the page does; the server draws the entry secret.
 func (s *server) enter(tb testing.TB, id int64, tok string, variant any) reply {
 	tb.Helper()
-	return s.call(tb, "POST", "/api/v1/items/"+itoa(id)+"/entry", tok, map[string]any{"variant_id": variant},
-		httpapi.ProofOfWorkHeader, s.proof(tb, id, tok))
+	return s.enterWith(tb, id, tok, map[string]any{"variant_id": variant})
+}
+
+// enterWith enters with body as the entry's request.
+func (s *server) enterWith(tb testing.TB, id int64, tok string, body map[string]any) reply {
+	tb.Helper()
+	return s.call(tb, "POST", "/api/v1/items/"+itoa(id)+"/entry", tok, body, httpapi.ProofOfWorkHeader, s.proof(tb, id, tok))
 }
 
 // waitOrders waits until MySQL holds n orders of the sale, any status.

@@ -21,20 +21,18 @@ func drawnSale(t *testing.T, s *server, clk *clock, units int, shoppers ...strin
 		t.Fatalf("create draw: %s", created.raw)
 	}
 	id, v := int64(num(created.body, "id")), variantIDs(t, created)["EU 42"]
-	tokens := map[string]string{}
+	byEntry := map[string]string{}
 	for _, u := range shoppers {
-		tokens[u] = s.login(t, u)
-		if r := s.enter(t, id, tokens[u], v); r.status != 200 {
+		tok := s.login(t, u)
+		r := s.enter(t, id, tok, v)
+		if r.status != 200 {
 			t.Fatalf("enter %s: %d %s", u, r.status, r.raw)
 		}
+		byEntry[r.str("entry_id")] = tok
 	}
 	clk.Add(10 * time.Minute)
 	testenv.WaitFor(t, 10*time.Second, func() bool { return s.draw(t, id).Phase == "drawn" }, "the draw never ran")
 	d := s.draw(t, id)
-	byEntry := map[string]string{}
-	for u, tok := range tokens {
-		byEntry[sha(unhex(t, d.Salt), []byte(u))] = tok
-	}
 	var ranked []string
 	for _, e := range d.rankings(t)[v] {
 		ranked = append(ranked, byEntry[e])

@@ -72,7 +72,7 @@ func startLogged(tb testing.TB, clk interface{ Now() time.Time }, log *slog.Logg
 		// The proof of work is on, as it is by default: tests join rooms as
 		// clients do, solving a challenge (server.join), at a difficulty
 		// that costs microseconds, -race included.
-		PoW: true, PoWDifficulty: testPowBits}
+		PoW: true, PoWDifficulty: testPowBits, DrawKeys: testDrawKeys}
 	for _, o := range opts {
 		o(&cfg)
 	}

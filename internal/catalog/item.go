@@ -29,6 +29,10 @@ var (
 	// ErrRetired: the sale is retired (see RetiredAt); it is never warmed
 	// or changed again.
 	ErrRetired = errors.New("catalog: the sale is retired")
+	// ErrDrawUnsealed: a new draw sale came without its nonce, key id and
+	// commitment, or with a seed, which must never be stored before it is
+	// drawn.
+	ErrDrawUnsealed = errors.New("catalog: a draw sale must be created sealed, without its seed")
 )
 
 // Item is one sale as stored in MySQL. Stock is the authoritative available
@@ -60,9 +64,17 @@ type Item struct {
 	EntriesOpenAt         *time.Time
 	EntriesCloseAt        *time.Time
 	PurchaseWindowSeconds *int
-	DrawSeed              []byte // secret until DrawnAt
-	DrawSalt              []byte
-	DrawnAt               *time.Time
+	// DrawSeed is NULL until the draw's transaction writes it: the draw
+	// derives it from DrawNonce under the key DrawKeyID names, which MySQL
+	// never holds (package drawkey). DrawCommitment is SHA-256 of it,
+	// public from EntriesOpenAt. A draw made before SECKILL_DRAW_KEY has a
+	// DrawSeed from its creation and no DrawNonce.
+	DrawSeed       []byte
+	DrawNonce      []byte
+	DrawKeyID      *string
+	DrawCommitment []byte
+	DrawSalt       []byte
+	DrawnAt        *time.Time
 	// Variants are what a shopper picks from, in the shop's order; every
 	// sale has at least one.
 	Variants []Variant `gorm:"-"`

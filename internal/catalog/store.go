@@ -40,10 +40,12 @@ func (s *Store) Create(ctx context.Context, it Item) (Item, error) {
 		it.Mode = ModeFirstCome
 	}
 	if it.IsDraw() {
-		// Fixed before the first entry and never changed: the draw's
-		// commitment (see package draw).
-		it.DrawSeed, it.DrawSalt = make([]byte, 32), make([]byte, 16)
-		rand.Read(it.DrawSeed)
+		// The caller sealed the draw (package drawkey): the seed is fixed
+		// before the first entry and never stored before the draw.
+		if len(it.DrawNonce) == 0 || it.DrawKeyID == nil || len(it.DrawCommitment) == 0 || it.DrawSeed != nil {
+			return Item{}, fmt.Errorf("create item: %w", ErrDrawUnsealed)
+		}
+		it.DrawSalt = make([]byte, 16)
 		rand.Read(it.DrawSalt)
 	}
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {

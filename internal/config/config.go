@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seckill/seckill/internal/drawkey"
 	"github.com/seckill/seckill/internal/pow"
 	"github.com/seckill/seckill/internal/ratelimit"
 	"github.com/seckill/seckill/internal/redisconn"
@@ -58,6 +59,7 @@ type Config struct {
 	DemoPayments   bool             // SECKILL_DEMO_PAYMENTS: the shopper's simulated "Pay"; off in production
 	PoW            bool             // SECKILL_POW: joining a waiting room (or entering a draw) needs a proof of work; "off" turns it off
 	PoWDifficulty  int              // SECKILL_POW_DIFFICULTY: the base difficulty in leading zero bits, before adapting
+	DrawKeys       drawkey.Ring     // SECKILL_DRAW_KEY: "ID:BASE64" keys, current first, that draws' seeds derive from; none = no draw sales
 	MinReplicas    int              // SECKILL_REDIS_MIN_REPLICAS: replicas that must hold a reservation before its 202; AutoReplicas = decide from Redis (app.applyDurability)
 	ReplicaTimeout time.Duration    // SECKILL_REDIS_REPLICA_TIMEOUT: how long a purchase batch waits for them
 }
@@ -136,6 +138,7 @@ func Load(getenv func(string) string) (Config, error) {
 		// that, putting the slowest tenth over a second. Each doubling
 		// of a network's rate, and each refused proof, doubles it.
 		PoWDifficulty: r.integer("SECKILL_POW_DIFFICULTY", DefaultPoWDifficulty),
+		DrawKeys:      r.drawKeys("SECKILL_DRAW_KEY"),
 		MinReplicas:   r.replicas("SECKILL_REDIS_MIN_REPLICAS"),
 		// On one network a replica is a millisecond behind; 200 ms rides
 		// out a hiccup and still answers a shopper well within a second.

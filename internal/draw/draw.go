@@ -11,6 +11,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/drawkey"
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/webhook"
 	"github.com/seckill/seckill/lua"
@@ -40,6 +41,8 @@ type Service struct {
 	log   *slog.Logger
 	offer *redis.Script
 	out   *webhook.Writer // events for the shop's systems; nil: none
+	// drawKeys derive the seeds of sales at their draw (UseKeys).
+	drawKeys drawkey.Ring
 
 	mu        sync.Mutex
 	proofs    map[int64]builtProof        // drawn sales' published draws

@@ -2,6 +2,8 @@ package draw
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -16,15 +18,16 @@ import (
 
 // entryRow is a row of draw_entries.
 type entryRow struct {
-	ItemID     int64
-	EntryID    string
-	UserID     string
-	VariantID  int64
-	EnteredAt  time.Time
-	Place      *int
-	OfferState *string
-	OfferedAt  *time.Time
-	Deadline   *time.Time
+	ItemID      int64
+	EntryID     string
+	UserID      string
+	EntrySecret []byte // nil for an entry made before secrets (legacy id)
+	VariantID   int64
+	EnteredAt   time.Time
+	Place       *int
+	OfferState  *string
+	OfferedAt   *time.Time
+	Deadline    *time.Time
 }
 
 func (entryRow) TableName() string { return "draw_entries" }
@@ -48,6 +51,10 @@ type Entry struct {
 	EntryID   string
 	VariantID int64
 	EnteredAt time.Time
+	// What the shopper needs to check their entry in the published draw:
+	// their secret (hex; "" for a legacy entry), the draw's commitment and
+	// its salt (hex).
+	EntrySecret, Commitment, Salt string
 	// After the draw: Result, and Position (for won, the place in the
 	// variant's ranking; for waitlist, the place in the waitlist, 1 next).
 	Result   string
@@ -59,49 +66,97 @@ type Entry struct {
 }
 
 // Enter enters user in draw sale itemID for variantID, or moves their entry
-// to variantID. Entries are taken from entries_open_at until
-// entries_close_at; the sale's row is read with a shared lock, which the
-// draw's exclusive lock waits for, so no entry lands in a drawn sale.
-func (s *Service) Enter(ctx context.Context, itemID int64, user string, variantID int64) (Entry, error) {
+// to variantID. secret is the shopper's entry secret (32 bytes); nil keeps
+// the one stored, or draws one for a first entry. A different secret
+// replaces the stored one and so the entry id: nothing is ranked before the
+// close. Entries are taken from entries_open_at until entries_close_at;
+// the sale's row is read with a shared lock, which the draw's exclusive
+// lock waits for, so no entry lands in a drawn sale.
+func (s *Service) Enter(ctx context.Context, itemID int64, user string, variantID int64, secret []byte) (Entry, error) {
 	var out Entry
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		it, err := catalog.NewStore(tx).GetShared(ctx, itemID)
 		if err != nil {
 			return err
 		}
-		now := s.now()
-		switch {
-		case !it.IsDraw():
-			return ErrNotADraw
-		case now.Before(*it.EntriesOpenAt):
-			return ErrEntriesNotOpen
-		case it.DrawnAt != nil || !now.Before(*it.EntriesCloseAt) || !now.Before(it.EndsAt) || it.RetiredAt != nil:
-			return ErrEntriesClosed
+		if variantID, err = s.enterable(it, variantID); err != nil {
+			return err
 		}
-		if variantID == 0 && len(it.Variants) == 1 {
-			variantID = it.Variants[0].ID
-		} else if variantID == 0 {
-			return ErrVariantRequired
-		}
-		if _, ok := it.Variant(variantID); !ok {
-			return catalog.ErrVariantNotFound
-		}
-		row := entryRow{ItemID: itemID, EntryID: EntryID(it.DrawSalt, user), UserID: user, VariantID: variantID,
-			EnteredAt: now.UTC().Truncate(time.Millisecond)}
-		err = tx.Exec("INSERT INTO draw_entries (item_id, entry_id, user_id, variant_id, entered_at) VALUES (?, ?, ?, ?, ?) "+
-			"ON DUPLICATE KEY UPDATE variant_id = VALUES(variant_id)",
-			row.ItemID, row.EntryID, row.UserID, row.VariantID, row.EnteredAt).Error
+		row, err := upsertEntry(tx, it, user, variantID, secret, s.now())
 		if err != nil {
 			return fmt.Errorf("enter draw %d: %w", itemID, err)
 		}
-		if err := tx.Take(&row, "item_id = ? AND entry_id = ?", itemID, row.EntryID).Error; err != nil {
-			return err
-		}
-		out = Entry{EntryID: row.EntryID, VariantID: row.VariantID, EnteredAt: row.EnteredAt.UTC()}
+		out = entryOf(it, row)
 		return nil
 	})
 	return out, err
 }
+
+// enterable checks that sale it takes entries now, and names the variant
+// to enter.
+func (s *Service) enterable(it catalog.Item, variantID int64) (int64, error) {
+	now := s.now()
+	switch {
+	case !it.IsDraw():
+		return 0, ErrNotADraw
+	case now.Before(*it.EntriesOpenAt):
+		return 0, ErrEntriesNotOpen
+	case it.DrawnAt != nil || !now.Before(*it.EntriesCloseAt) || !now.Before(it.EndsAt) || it.RetiredAt != nil:
+		return 0, ErrEntriesClosed
+	}
+	if variantID == 0 && len(it.Variants) == 1 {
+		return it.Variants[0].ID, nil
+	} else if variantID == 0 {
+		return 0, ErrVariantRequired
+	}
+	if _, ok := it.Variant(variantID); !ok {
+		return 0, catalog.ErrVariantNotFound
+	}
+	return variantID, nil
+}
+
+// upsertEntry writes user's entry in one statement, so two entries of one
+// shopper at once leave one row. Without a secret, a first entry gets a
+// fresh one and a later entry keeps its own (a legacy entry, which has
+// none, gets the fresh one and so an id that hides it).
+func upsertEntry(tx *gorm.DB, it catalog.Item, user string, variantID int64, secret []byte, now time.Time) (entryRow, error) {
+	keep := secret == nil
+	if keep {
+		secret = make([]byte, 32)
+		if _, err := rand.Read(secret); err != nil {
+			return entryRow{}, err
+		}
+	}
+	id := EntryID(it.DrawSalt, secret, user)
+	// MySQL applies the assignments in order: entry_id reads the secret
+	// stored before this statement.
+	update := "entry_id = VALUES(entry_id), entry_secret = VALUES(entry_secret), "
+	if keep {
+		update = "entry_id = IF(entry_secret IS NULL, VALUES(entry_id), entry_id), entry_secret = IFNULL(entry_secret, VALUES(entry_secret)), "
+	}
+	err := tx.Exec("INSERT INTO draw_entries (item_id, entry_id, user_id, entry_secret, variant_id, entered_at) VALUES (?, ?, ?, ?, ?, ?) "+
+		"ON DUPLICATE KEY UPDATE "+update+"variant_id = VALUES(variant_id)",
+		it.ID, id, user, secret, variantID, now.UTC().Truncate(time.Millisecond)).Error
+	if err != nil {
+		return entryRow{}, err
+	}
+	var row entryRow
+	return row, tx.Take(&row, "item_id = ? AND user_id = ?", it.ID, user).Error
+}
+
+// entryOf is an entry as its shopper sees it before the draw.
+func entryOf(it catalog.Item, row entryRow) Entry {
+	e := Entry{EntryID: row.EntryID, VariantID: row.VariantID, EnteredAt: row.EnteredAt.UTC(),
+		Commitment: commitmentOf(it), Salt: hex.EncodeToString(it.DrawSalt)}
+	if row.EntrySecret != nil {
+		e.EntrySecret = hex.EncodeToString(row.EntrySecret)
+	}
+	return e
+}
+
+// commitmentOf is the sale's commitment as its published draw shows it
+// (seed_sha256).
+func commitmentOf(it catalog.Item) string { return hex.EncodeToString(it.DrawCommitment) }
 
 // Look returns user's entry in draw sale itemID and, once drawn, how it
 // stands.
@@ -118,7 +173,7 @@ func (s *Service) Look(ctx context.Context, itemID int64, user string) (Entry, e
 	if err != nil {
 		return Entry{}, err
 	}
-	e := Entry{EntryID: row.EntryID, VariantID: row.VariantID, EnteredAt: row.EnteredAt.UTC()}
+	e := entryOf(it, row)
 	now := s.now()
 	if it.DrawnAt == nil || row.Place == nil {
 		if !now.Before(it.EndsAt) {

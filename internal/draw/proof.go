@@ -87,7 +87,7 @@ func (s *Service) Proof(ctx context.Context, itemID int64) (Proof, error) {
 	p := Proof{ItemID: it.ID, Phase: PhaseOf(it, s.now()), EntriesOpenAt: it.EntriesOpenAt.UTC(),
 		EntriesCloseAt: it.EntriesCloseAt.UTC()}
 	if p.Phase != PhaseUpcoming {
-		commit, salt := Commitment(it.DrawSeed), hex.EncodeToString(it.DrawSalt)
+		commit, salt := hex.EncodeToString(it.DrawCommitment), hex.EncodeToString(it.DrawSalt)
 		p.SeedSHA256, p.Salt = &commit, &salt
 	}
 	if p.Phase != PhaseDrawn {
@@ -128,12 +128,4 @@ func unitsOf(it catalog.Item, drawn bool) []UnitsOf {
 		out[i] = UnitsOf{VariantID: v.ID, Label: v.Label, StockTotal: n}
 	}
 	return out
-}
-
-func units(vs []UnitsOf) map[int64]int {
-	m := make(map[int64]int, len(vs))
-	for _, v := range vs {
-		m[v.VariantID] = v.StockTotal
-	}
-	return m
 }

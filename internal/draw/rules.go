@@ -9,16 +9,35 @@ package draw
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 )
 
-// EntryID is a shopper's entry id in a draw: hex(SHA-256(salt || user id)).
-// The salt is public from the opening of entries, so every shopper can
-// compute their own, and the server cannot pick ids to favour anyone.
-func EntryID(salt []byte, userID string) string {
+// ErrInvalidEntrySecret: an entry secret is not 64 lowercase hex digits.
+var ErrInvalidEntrySecret = errors.New("draw: an entry secret must be 32 bytes in lowercase hex (64 digits)")
+
+// ParseSecret reads an entry secret as the API and verify-draw take it: 32
+// bytes in lowercase hex.
+func ParseSecret(s string) ([]byte, error) {
+	if !isHex(s, 32) {
+		return nil, fmt.Errorf("parse entry secret of %d characters: %w", len(s), ErrInvalidEntrySecret)
+	}
+	return mustHex(s), nil
+}
+
+// EntryID is a shopper's entry id in a draw:
+// hex(SHA-256(salt || secret || user id)). The salt is public from the
+// opening of entries and the 32-byte secret is the shopper's: the shopper
+// can recompute their own id; when their device chose the secret (the draw
+// page does), the server could not pick the id to favour anyone; and nobody
+// without the secret can tell from the published entries whether a given
+// user id entered.
+func EntryID(salt, secret []byte, userID string) string {
 	h := sha256.New()
 	h.Write(salt)
+	h.Write(secret)
 	h.Write([]byte(userID))
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -64,6 +64,10 @@ func (s *Service) draw(ctx context.Context, id int64) error {
 		if err != nil || it.DrawnAt != nil {
 			return err
 		}
+		seed, err := s.seedOf(it)
+		if err != nil {
+			return err
+		}
 		var rows []entryRow
 		if err := tx.Where("item_id = ?", id).Find(&rows).Error; err != nil {
 			return err
@@ -83,26 +87,20 @@ func (s *Service) draw(ctx context.Context, id int64) error {
 		}
 		now := s.now().UTC().Truncate(time.Millisecond)
 		until := deadline(it, now)
-		offers = map[string]any{}
-		for v, ranking := range Rank(it.DrawSeed, tickets, u) {
-			for i, t := range ranking {
-				r := byID[t.EntryID]
-				place := i + 1
-				r.Place = &place
-				if place <= u[v] {
-					r.OfferState, r.OfferedAt, r.Deadline = ptr(offerOpen), &now, &until
-					offers[r.UserID] = offerValue(v, until)
-				}
-			}
-		}
+		offers = placeAll(Rank(seed, tickets, u), u, byID, now, until)
 		if err := writePlaces(tx, rows); err != nil {
 			return err
 		}
-		if err := tx.Exec("UPDATE items SET drawn_at = ? WHERE id = ?", now, id).Error; err != nil {
+		// The seed is stored, and public, only with the draw it made.
+		if err := tx.Exec("UPDATE items SET drawn_at = ?, draw_seed = ? WHERE id = ?", now, seed, id).Error; err != nil {
 			return err
 		}
 		return s.out.Add(tx, drawnEvents(it, now, rows)...)
 	})
+	if errors.Is(err, errNoSeed) {
+		s.log.ErrorContext(ctx, "sale not drawn: its seed cannot be derived with the draw keys configured; it stays drawing "+
+			"until a server holding its key draws it", "item_id", id, "err", err)
+	}
 	if err != nil {
 		return fmt.Errorf("draw sale %d: %w", id, err)
 	}
@@ -115,6 +113,25 @@ func (s *Service) draw(ctx context.Context, id int64) error {
 		}
 	}
 	return nil
+}
+
+// placeAll gives every entry its place in its variant's ranking and an
+// open offer to each variant's first units[v]; it returns the offers by
+// user id, as Redis holds them.
+func placeAll(ranking map[int64][]Ticket, units map[int64]int, byID map[string]*entryRow, now, until time.Time) map[string]any {
+	offers := map[string]any{}
+	for v, r := range ranking {
+		for i, t := range r {
+			e := byID[t.EntryID]
+			place := i + 1
+			e.Place = &place
+			if place <= units[v] {
+				e.OfferState, e.OfferedAt, e.Deadline = ptr(offerOpen), &now, &until
+				offers[e.UserID] = offerValue(v, until)
+			}
+		}
+	}
+	return offers
 }
 
 func writePlaces(tx *gorm.DB, rows []entryRow) error {

@@ -4,110 +4,217 @@ import (
 	"bytes"
 	"cmp"
 	"crypto/sha256"
-	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 )
 
-// Check is what Verify found of a published draw.
-type Check struct {
-	Drawn   bool
-	Entries int
-	Winners int
-	// Ranking is each variant's ranking as recomputed, best first.
-	Ranking map[int64][]Ticket
+// What is wrong with a published draw: Verify's errors wrap one of these.
+// Problem names each with the code the test vectors and the page use.
+var (
+	ErrMalformed          = errors.New("draw: the published draw is malformed")
+	ErrNothingPublished   = errors.New("draw: nothing is published before entries open")
+	ErrCommitmentMismatch = errors.New("draw: the commitment is not the one seen before the close")
+	ErrSeedMismatch       = errors.New("draw: the seed is not the one committed to")
+	ErrWinners            = errors.New("draw: the winners are not the heads of the rankings")
+	ErrBackfill           = errors.New("draw: the units passed on did not go down the rankings")
+	ErrEntryMissing       = errors.New("draw: the shopper's entry is not among the entries")
+)
+
+var problems = []struct {
+	err  error
+	code string
+}{
+	{ErrMalformed, "malformed"}, {ErrNothingPublished, "nothing_published"},
+	{ErrCommitmentMismatch, "commitment_mismatch"}, {ErrSeedMismatch, "seed_mismatch"},
+	{ErrWinners, "winners_wrong"}, {ErrBackfill, "backfill_wrong"}, {ErrEntryMissing, "entry_missing"},
 }
 
-// Verify recomputes a published draw from its seed, entries and units and
-// compares it with what it publishes: the seed against the commitment made
-// at the opening of entries, the winners against the rankings. Before the
-// draw it checks only that the commitment and salt are there.
-func Verify(p Proof) (Check, error) {
-	if p.SeedSHA256 == nil || p.Salt == nil {
-		return Check{}, errors.New("the draw publishes no commitment yet (entries have not opened)")
+// Problem is the code of what Verify found wrong, "" for none.
+func Problem(err error) string {
+	for _, p := range problems {
+		if errors.Is(err, p.err) {
+			return p.code
+		}
 	}
-	if _, err := decodeHex("salt", *p.Salt, 16); err != nil {
+	return ""
+}
+
+// Against is what a check holds a published draw to beyond the document
+// itself: a document can be forged whole, seed and matching commitment
+// alike, so only values the shopper kept from before the close bind it.
+type Against struct {
+	// Commitment is the seed_sha256 seen before the close (hex); "" when
+	// none was kept, and then the seed is checked only against the
+	// document's own commitment.
+	Commitment string
+	// EntryID is the checking shopper's entry id; "" for none.
+	EntryID string
+}
+
+// Check is what Verify found of a published draw.
+type Check struct {
+	Drawn                    bool
+	Entries, Winners, Passed int
+	CommitmentChecked        bool // against one kept from before the close
+	Ranking                  map[int64][]Ticket
+	Mine                     *Standing // the checked shopper's entry, once drawn
+	units                    map[int64]int
+	passedOn                 map[int64]int
+}
+
+// Outcomes of an entry in a drawn draw.
+const (
+	OutcomeWon        = "won"        // in the first stock_total of its ranking
+	OutcomeBackfilled = "backfilled" // offered a unit a winner left
+	OutcomeWaitlist   = "waitlist"   // not reached (yet)
+)
+
+// Standing is where an entry stands in a drawn draw.
+type Standing struct {
+	EntryID   string `json:"-"`
+	VariantID int64  `json:"variant_id"`
+	Place     int    `json:"place"` // 1-based, in its variant's ranking
+	Of        int    `json:"-"`
+	Units     int    `json:"-"`
+	Outcome   string `json:"outcome"`
+}
+
+// Verdicts of a check: a draw that holds, one that holds but whose seed
+// could not be checked against a commitment seen before the close, and one
+// that does not hold.
+const (
+	VerdictPass        = "pass"
+	VerdictUnconfirmed = "unconfirmed"
+	VerdictFail        = "fail"
+)
+
+// Verdict is err's verdict on c.
+func (c Check) Verdict(err error) string {
+	switch {
+	case err != nil:
+		return VerdictFail
+	case !c.CommitmentChecked:
+		return VerdictUnconfirmed
+	}
+	return VerdictPass
+}
+
+// VerifyJSON verifies a published draw as read from the wire: a document
+// that does not decode as one is malformed.
+func VerifyJSON(doc []byte, against Against) (Check, error) {
+	var p Proof
+	if err := json.Unmarshal(doc, &p); err != nil {
+		return Check{}, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return Verify(p, against)
+}
+
+// Verify checks a published draw: its shape, its commitment against the one
+// kept from before the close, and once drawn, its seed against its
+// commitment, its winners against the rankings recomputed from the seed,
+// the units passed on since against the next places of those rankings,
+// and the checked shopper's entry among the entries. The error wraps one
+// of the Err* problems above.
+func Verify(p Proof, against Against) (Check, error) {
+	u, err := wellFormed(p)
+	if err != nil {
 		return Check{}, err
+	}
+	c := Check{Entries: p.EntryCount, CommitmentChecked: against.Commitment != "", units: u}
+	if kept := strings.ToLower(against.Commitment); kept != "" && kept != *p.SeedSHA256 {
+		return Check{}, fmt.Errorf("%w: the draw now publishes the commitment %s, but %s was published before the close: the seed was changed",
+			ErrCommitmentMismatch, *p.SeedSHA256, kept)
 	}
 	if p.Phase != PhaseDrawn {
-		if p.Seed != nil || p.Entries != nil || p.Winners != nil {
-			return Check{}, fmt.Errorf("a draw in phase %q publishes a seed, entries or winners", p.Phase)
-		}
-		return Check{Entries: p.EntryCount}, nil
+		return c, nil
 	}
-	if p.Seed == nil || p.Entries == nil || p.Winners == nil {
-		return Check{}, errors.New("a drawn draw must publish its seed, entries and winners")
-	}
-	seed, err := decodeHex("seed", *p.Seed, 32)
-	if err != nil {
+	if err := c.recompute(p); err != nil {
 		return Check{}, err
 	}
-	commit, err := decodeHex("seed_sha256", *p.SeedSHA256, 32)
-	if err != nil {
-		return Check{}, err
-	}
-	if sum := sha256.Sum256(seed); !bytes.Equal(sum[:], commit) {
-		return Check{}, fmt.Errorf("SHA-256 of the seed is %x, not the commitment %s: the seed was changed", sum, *p.SeedSHA256)
-	}
-	u := units(p.Variants)
-	entries := *p.Entries
-	seen := make(map[string]bool, len(entries))
-	for _, e := range entries {
-		if _, err := decodeHex("entry_id", e.EntryID, 32); err != nil {
-			return Check{}, err
+	if against.EntryID != "" {
+		c.Mine = c.standing(strings.ToLower(against.EntryID))
+		if c.Mine == nil {
+			return Check{}, fmt.Errorf("%w: entry %s is not among the %d published entries", ErrEntryMissing, against.EntryID, len(*p.Entries))
 		}
-		if _, ok := u[e.VariantID]; !ok {
-			return Check{}, fmt.Errorf("entry %s is for variant %d, which the draw does not list", e.EntryID, e.VariantID)
-		}
-		if seen[e.EntryID] {
-			return Check{}, fmt.Errorf("entry %s is listed twice", e.EntryID)
-		}
-		seen[e.EntryID] = true
 	}
-	ranking := Rank(seed, entries, u)
-	want := Winners(ranking, u)
-	got := slices.Clone(*p.Winners)
+	return c, nil
+}
+
+// recompute ranks the entries by the seed, and checks the winners and the
+// units passed on against the rankings.
+func (c *Check) recompute(p Proof) error {
+	seed := mustHex(*p.Seed)
+	if sum := sha256.Sum256(seed); !bytes.Equal(sum[:], mustHex(*p.SeedSHA256)) {
+		return fmt.Errorf("%w: SHA-256 of the seed is %x, not the commitment %s", ErrSeedMismatch, sum, *p.SeedSHA256)
+	}
+	entered := make(map[string]int64, len(*p.Entries))
+	for _, e := range *p.Entries {
+		entered[e.EntryID] = e.VariantID
+	}
+	for _, w := range *p.Winners {
+		if v, ok := entered[w.EntryID]; !ok || v != w.VariantID {
+			return fmt.Errorf("%w: winner %s of variant %d is not among that variant's entries", ErrWinners, w.EntryID, w.VariantID)
+		}
+	}
+	c.Ranking = Rank(seed, *p.Entries, c.units)
+	want, got := Winners(c.Ranking, c.units), slices.Clone(*p.Winners)
 	slices.SortFunc(want, cmpTicket)
 	slices.SortFunc(got, cmpTicket)
 	if !slices.Equal(want, got) {
-		return Check{}, fmt.Errorf("the published winners (%d) are not the first units of the rankings recomputed from the seed (%d)",
-			len(got), len(want))
+		return fmt.Errorf("%w: the published winners (%d) are not the first units of the rankings recomputed from the seed (%d)",
+			ErrWinners, len(got), len(want))
 	}
-	if p.Backfilled != nil {
-		if err := checkBackfill(ranking, u, *p.Backfilled); err != nil {
-			return Check{}, err
-		}
-	}
-	return Check{Drawn: true, Entries: len(entries), Winners: len(want), Ranking: ranking}, nil
+	passed, err := checkBackfill(c.Ranking, c.units, entered, *p.Backfilled)
+	c.Drawn, c.Entries, c.Winners, c.Passed, c.passedOn = true, len(*p.Entries), len(want), len(*p.Backfilled), passed
+	return err
 }
 
 // checkBackfill checks that units passed on went down each ranking in
-// order, after its winners, each entry once.
-func checkBackfill(ranking map[int64][]Ticket, units map[int64]int, backfilled []Ticket) error {
+// order, after its winners; it returns how many each variant passed on.
+func checkBackfill(ranking map[int64][]Ticket, units map[int64]int, entered map[string]int64, backfilled []Ticket) (map[int64]int, error) {
 	next := make(map[int64]int, len(units))
 	for v, n := range units {
 		next[v] = min(n, len(ranking[v]))
 	}
 	for _, b := range backfilled {
+		if v, ok := entered[b.EntryID]; !ok || v != b.VariantID {
+			return nil, fmt.Errorf("%w: entry %s was passed a unit of variant %d but is not among its entries", ErrBackfill, b.EntryID, b.VariantID)
+		}
 		r, i := ranking[b.VariantID], next[b.VariantID]
 		if i >= len(r) || r[i].EntryID != b.EntryID {
-			return fmt.Errorf("entry %s was passed a unit of variant %d out of its ranking's order", b.EntryID, b.VariantID)
+			return nil, fmt.Errorf("%w: entry %s was passed a unit of variant %d out of its ranking's order", ErrBackfill, b.EntryID, b.VariantID)
 		}
 		next[b.VariantID]++
+	}
+	passed := make(map[int64]int, len(next))
+	for v, i := range next {
+		passed[v] = i - min(units[v], len(ranking[v]))
+	}
+	return passed, nil
+}
+
+// standing finds an entry in the rankings; nil if it is in none.
+func (c *Check) standing(entryID string) *Standing {
+	for v, r := range c.Ranking {
+		for i, t := range r {
+			if t.EntryID != entryID {
+				continue
+			}
+			s := &Standing{EntryID: entryID, VariantID: v, Place: i + 1, Of: len(r), Units: c.units[v], Outcome: OutcomeWaitlist}
+			if i < c.units[v] {
+				s.Outcome = OutcomeWon
+			} else if i < c.units[v]+c.passedOn[v] {
+				s.Outcome = OutcomeBackfilled
+			}
+			return s
+		}
 	}
 	return nil
 }
 
 func cmpTicket(a, b Ticket) int {
 	return cmp.Or(strings.Compare(a.EntryID, b.EntryID), cmp.Compare(a.VariantID, b.VariantID))
-}
-
-func decodeHex(name, s string, n int) ([]byte, error) {
-	b, err := hex.DecodeString(s)
-	if err != nil || len(b) != n {
-		return nil, fmt.Errorf("%s must be %d bytes in hex, got %q", name, n, s)
-	}
-	return b, nil
 }

@@ -1,6 +1,10 @@
 package httpapi
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/seckill/seckill/internal/pow"
+)
 
 func TestClientKey(t *testing.T) {
 	t.Parallel()
@@ -31,6 +35,22 @@ func TestNetworkKey(t *testing.T) {
 	for in, want := range tests {
 		if got := networkKey(in); got != want {
 			t.Errorf("networkKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestPowNetwork(t *testing.T) {
+	t.Parallel()
+	tests := map[string]pow.Network{
+		"192.0.2.7":                     {Narrow: "192.0.2.0/24"},
+		"::ffff:192.0.2.7":              {Narrow: "192.0.2.0/24"},
+		"2001:db8:1:2:ffff:ffff:ffff:1": {Narrow: "2001:db8:1:2::/64", Wide: "2001:db8:1::/48"},
+		"2001:db8:1:ffff::1":            {Narrow: "2001:db8:1:ffff::/64", Wide: "2001:db8:1::/48"}, // another /64, the same /48
+		"not an ip":                     {Narrow: "not an ip"},
+	}
+	for in, want := range tests {
+		if got := powNetwork(in); got != want {
+			t.Errorf("powNetwork(%q) = %+v, want %+v", in, got, want)
 		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 // Draws are the draw sales' entries and published draws (draw.Service).
 type Draws interface {
-	Enter(ctx context.Context, itemID int64, user string, variantID int64) (draw.Entry, error)
+	Enter(ctx context.Context, itemID int64, user string, variantID int64, secret []byte) (draw.Entry, error)
 	Look(ctx context.Context, itemID int64, user string) (draw.Entry, error)
 	ProofJSON(ctx context.Context, itemID int64) ([]byte, error)
 }
@@ -27,6 +27,13 @@ type entryJSON struct {
 	EntryID   string    `json:"entry_id"`
 	VariantID int64     `json:"variant_id"`
 	EnteredAt time.Time `json:"entered_at"`
+	// What the shopper keeps to check their entry in the published draw:
+	// entry_id = hex(SHA-256(salt || entry_secret || user_id)), and the
+	// commitment (seed_sha256) as it was before the close. entry_secret
+	// is null for an entry made before secrets.
+	EntrySecret *string `json:"entry_secret"`
+	Commitment  string  `json:"commitment"`
+	Salt        string  `json:"salt"`
 	// Null before the draw.
 	Result   *string `json:"result"`
 	Position *int    `json:"position"`
@@ -44,7 +51,8 @@ func (a drawAPI) enter(c *gin.Context) {
 		return
 	}
 	var in struct {
-		VariantID *int64 `json:"variant_id"`
+		VariantID   *int64  `json:"variant_id"`
+		EntrySecret *string `json:"entry_secret"`
 	}
 	if err := decode(c, &in, false); err != nil {
 		a.fail(c, err)
@@ -54,7 +62,14 @@ func (a drawAPI) enter(c *gin.Context) {
 	if in.VariantID != nil {
 		variant = *in.VariantID
 	}
-	e, err := a.draws.Enter(c.Request.Context(), id, userOf(c), variant)
+	var secret []byte
+	if in.EntrySecret != nil {
+		if secret, err = draw.ParseSecret(*in.EntrySecret); err != nil {
+			a.fail(c, err)
+			return
+		}
+	}
+	e, err := a.draws.Enter(c.Request.Context(), id, userOf(c), variant, secret)
 	if err != nil {
 		a.fail(c, err)
 		return
@@ -77,8 +92,11 @@ func (a drawAPI) look(c *gin.Context) {
 }
 
 func (a drawAPI) entry(c *gin.Context, itemID int64, e draw.Entry) entryJSON {
-	out := entryJSON{EntryID: e.EntryID, VariantID: e.VariantID, EnteredAt: e.EnteredAt, Position: e.Position,
-		PurchaseDeadline: e.Deadline, OrderID: e.OrderID}
+	out := entryJSON{EntryID: e.EntryID, VariantID: e.VariantID, EnteredAt: e.EnteredAt, Commitment: e.Commitment, Salt: e.Salt,
+		Position: e.Position, PurchaseDeadline: e.Deadline, OrderID: e.OrderID}
+	if e.EntrySecret != "" {
+		out.EntrySecret = &e.EntrySecret
+	}
 	if e.Result != "" {
 		out.Result = &e.Result
 	}

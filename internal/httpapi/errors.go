@@ -17,6 +17,7 @@ import (
 
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/draw"
+	"github.com/seckill/seckill/internal/drawkey"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/room"
 	"github.com/seckill/seckill/internal/sale"
@@ -123,7 +124,9 @@ var (
 	errEntriesNotOpen = apiErr(http.StatusConflict, "entries_not_open", "entries to this draw are not open yet")
 	errEntriesClosed  = apiErr(http.StatusConflict, "entries_closed", "entries to this draw are closed")
 	errNoEntry        = apiErr(http.StatusNotFound, "entry_not_found", "you have not entered this draw")
-	errNoWaitingRoom  = apiErr(http.StatusConflict, "no_waiting_room",
+	errEntrySecret    = &Error{Status: http.StatusBadRequest, Code: "invalid_entry_secret", Field: "entry_secret",
+		Message: "entry_secret must be 32 random bytes in lowercase hex (64 digits), or left out"}
+	errNoWaitingRoom = apiErr(http.StatusConflict, "no_waiting_room",
 		"this sale has no waiting room: buy with a purchase token from /purchase-token")
 	// errPowRequired is the refusal of a missing or bad proof of work; the
 	// answer is a copy carrying a fresh challenge (powRequired).
@@ -141,6 +144,7 @@ var (
 		Message: "state must be pending, delivered or failed"}
 	errDemoPaymentsOff  = apiErr(http.StatusForbidden, "demo_payments_off", "orders are paid through the payment provider, not here")
 	errPaymentsOff      = apiErr(http.StatusServiceUnavailable, "payments_not_configured", "payment callbacks are not configured on this server (SECKILL_PAYMENT_SECRET)")
+	errDrawKeyMissing   = apiErr(http.StatusServiceUnavailable, "draw_key_missing", "draw sales need a draw key on the server (SECKILL_DRAW_KEY); nothing was created")
 	errSignatureMissing = apiErr(http.StatusUnauthorized, "invalid_signature", "the X-Seckill-Signature header is missing")
 	errSignatureBad     = apiErr(http.StatusUnauthorized, "invalid_signature",
 		"the X-Seckill-Signature header is malformed or does not sign this body under the payment secret")
@@ -207,6 +211,7 @@ var errorTable = []struct {
 	{draw.ErrEntriesNotOpen, errEntriesNotOpen},
 	{draw.ErrEntriesClosed, errEntriesClosed},
 	{draw.ErrNoEntry, errNoEntry},
+	{draw.ErrInvalidEntrySecret, errEntrySecret},
 	{room.ErrNotWarmed, errWarming},
 	{stock.ErrOverLimit, errOverLimit},
 	{stock.ErrSoldOut, errSoldOut},
@@ -214,6 +219,7 @@ var errorTable = []struct {
 	{stock.ErrBusy, errRewarming},
 	{stock.ErrRateLimited, errRateLimited},
 	{stock.ErrInvalidQuantity, errInvalidQuantity},
+	{drawkey.ErrNoKey, errDrawKeyMissing},
 	{stock.ErrReplicationTimeout, errReplication},
 }
 

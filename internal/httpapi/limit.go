@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill/seckill/internal/pow"
 	"github.com/seckill/seckill/internal/ratelimit"
 )
 
@@ -106,10 +107,10 @@ func clientKey(ip string) string {
 	return p.String()
 }
 
-// networkKey is the client network the proof of work's difficulty follows:
-// the /24 of an IPv4 address, the /64 of an IPv6 one, about what one
-// customer of a host or a carrier holds, so a farm of bots renting
-// neighbouring addresses still counts as one.
+// networkKey is the client network a proof-of-work challenge is bound to
+// and its difficulty follows: the /24 of an IPv4 address, the /64 of an
+// IPv6 one, about what one customer of a host or a carrier holds, so a farm
+// of bots renting neighbouring addresses still counts as one.
 func networkKey(ip string) string {
 	addr, err := netip.ParseAddr(ip)
 	if err != nil {
@@ -124,4 +125,18 @@ func networkKey(ip string) string {
 		return ip
 	}
 	return p.String()
+}
+
+// powNetwork is the network the proof of work prices a request from:
+// networkKey, and for IPv6 also the /48 it lies in, which one site or one
+// tunnel customer commonly holds whole: 65,536 /64s that would otherwise
+// each start at the base price.
+func powNetwork(ip string) pow.Network {
+	n := pow.Network{Narrow: networkKey(ip)}
+	if addr, err := netip.ParseAddr(ip); err == nil && !addr.Unmap().Is4() {
+		if p, err := addr.Prefix(48); err == nil {
+			n.Wide = p.String()
+		}
+	}
+	return n
 }

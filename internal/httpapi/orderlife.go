@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 
@@ -29,17 +30,21 @@ func (a orderAPI) cancel(c *gin.Context) {
 	a.answerOrder(c, o, err)
 }
 
-// answerOrder writes the order as GET shows it (its variant named: the
-// paying and cancelling writes do not read the label), or the error; an
-// order MySQL does not have yet but Redis does is "pending", not "not found".
+// answerOrder writes the order as GET shows it (its variant named and, if
+// it was persisted before prices were kept, priced: the paying and
+// cancelling writes do not read them), or the error; an order MySQL does
+// not have yet but Redis does is "pending", not "not found".
 func (a orderAPI) answerOrder(c *gin.Context, o order.Order, err error) {
 	if errors.Is(err, order.ErrNotFound) {
 		if _, found, perr := a.pendingOrder(c.Request.Context(), userOf(c), c.Param("id")); perr == nil && found {
 			err = errOrderPending
 		}
 	}
-	if err == nil && o.VariantLabel == "" {
-		o.VariantLabel, err = a.variantLabel(c.Request.Context(), o.ItemID, o.VariantID)
+	if err == nil && (o.VariantLabel == "" || o.UnitPriceCents == nil) {
+		var label string
+		var price *int64
+		label, price, err = a.variantOf(c.Request.Context(), o.ItemID, o.VariantID)
+		o.VariantLabel, o.UnitPriceCents = cmp.Or(o.VariantLabel, label), cmp.Or(o.UnitPriceCents, price)
 	}
 	if err != nil {
 		a.fail(c, err)

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -128,26 +129,38 @@ func (a orderAPI) pendingOrders(ctx context.Context, user string) ([]orderJSON, 
 	for itemID, b := range held {
 		o := orderJSON{OrderID: b.OrderID, ItemID: itemID, VariantID: b.VariantID, UserID: user,
 			Quantity: b.Quantity, Status: order.StatusPending, CreatedAt: b.CreatedAt}
-		if o.VariantLabel, err = a.variantLabel(ctx, itemID, b.VariantID); err != nil {
+		label, price, err := a.variantOf(ctx, itemID, b.VariantID)
+		if err != nil {
 			return nil, err
 		}
+		// The price the script took the order at; a reservation queued
+		// without one (by a server from before prices travelled with it)
+		// is priced when persisted, at the price then: today's is the
+		// best it can be told.
+		o.VariantLabel = label
+		o.UnitPrice, o.Amount = order.Amount(cmp.Or(b.UnitPriceCents, price), b.Quantity)
 		out = append(out, o)
 	}
 	return out, nil
 }
 
-// variantLabel names a variant of a sale; a shopper holds few orders at
-// once, so this costs a read or two.
-func (a orderAPI) variantLabel(ctx context.Context, itemID, variantID int64) (string, error) {
+// variantOf names a variant of a sale and its price now (nil if the sale
+// or variant is gone); a shopper holds few orders at once, so this costs a
+// read or two.
+func (a orderAPI) variantOf(ctx context.Context, itemID, variantID int64) (string, *int64, error) {
 	it, err := a.catalog.Get(ctx, itemID)
 	if errors.Is(err, catalog.ErrNotFound) {
-		return "", nil
+		return "", nil, nil
 	}
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	v, _ := it.Variant(variantID)
-	return v.Label, nil
+	v, ok := it.Variant(variantID)
+	if !ok {
+		return "", nil, nil
+	}
+	price := v.Price(it)
+	return v.Label, &price, nil
 }
 
 // pendingOrder is the shopper's reservation id in Redis, if it is there.

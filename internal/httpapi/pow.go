@@ -41,8 +41,8 @@ func NewPowIssuer(jwtSecret string, now func() time.Time) *pow.Issuer {
 // PowPricer decides the difficulty asked of a shopper on a client network,
 // counting their requests (pow.Pricer).
 type PowPricer interface {
-	Ask(ctx context.Context, user, network string, failed bool) (int, error)
-	Seen(ctx context.Context, network string) error
+	Ask(ctx context.Context, user string, net pow.Network, o pow.Outcome) (int, error)
+	Seen(ctx context.Context, net pow.Network) error
 }
 
 // PowLedger spends each solved challenge once, across servers (pow.Ledger).
@@ -68,13 +68,14 @@ func newProofs(d Deps, log *slog.Logger) *proofs {
 		sales: d.Catalog, base: d.PowDifficulty, require: d.RequireProofOfWork, log: log, metrics: d.Metrics}
 }
 
-// price is the difficulty to ask now, counting this request. If Redis
-// cannot be asked, it is the base: the shop must not stop over the price.
-func (p *proofs) price(ctx context.Context, user, network string, failed bool) int {
+// price is the difficulty to ask now, counting this request as o. If
+// Redis cannot be asked, it is the base: the shop must not stop over the
+// price.
+func (p *proofs) price(ctx context.Context, user string, net pow.Network, o pow.Outcome) int {
 	d := p.base
 	if p.pricer != nil {
 		var err error
-		if d, err = p.pricer.Ask(ctx, user, network, failed); err != nil {
+		if d, err = p.pricer.Ask(ctx, user, net, o); err != nil {
 			p.log.WarnContext(ctx, "proof-of-work difficulty unavailable; asking the base", "err", err)
 			d = p.base
 		}
@@ -87,7 +88,7 @@ func (p *proofs) price(ctx context.Context, user, network string, failed bool) i
 // this shopper and sale, handed to the client network the request comes
 // from, and not spent before; the proof is spent on the way. Anything else
 // is refused with a fresh challenge for this network, whose difficulty
-// counts the refusal (pow.Pricer). The network is networkKey of Gin's
+// counts the refusal (pow.Pricer). The network is powNetwork of Gin's
 // ClientIP, as the challenge endpoint and the rate limits see it: behind a
 // trusted proxy the client's, and X-Forwarded-For from anyone else counts
 // for nothing. Off (SECKILL_POW=off), it lets all through.
@@ -101,8 +102,8 @@ func (g *guards) proofOfWork(c *gin.Context) {
 		g.fail(c, err)
 		return
 	}
-	ctx, user, network := c.Request.Context(), userOf(c), networkKey(c.ClientIP())
-	ch, err := p.issuer.Check(c.GetHeader(ProofOfWorkHeader), user, network, id)
+	ctx, user, net := c.Request.Context(), userOf(c), powNetwork(c.ClientIP())
+	ch, err := p.issuer.Check(c.GetHeader(ProofOfWorkHeader), user, net.Narrow, id)
 	if err == nil {
 		err = p.ledger.Spend(ctx, ch)
 	}
@@ -110,24 +111,27 @@ func (g *guards) proofOfWork(c *gin.Context) {
 	case err == nil:
 		p.metrics.judged(nil)
 		if p.pricer != nil {
-			if err := p.pricer.Seen(ctx, network); err != nil {
+			if err := p.pricer.Seen(ctx, net); err != nil {
 				p.log.WarnContext(ctx, "proof-of-work rate not counted", "err", err)
 			}
 		}
 	case !refusedProof(err):
 		g.fail(c, err) // the ledger out of reach: a 503
 	default:
-		g.refuseProof(c, id, user, network, err)
+		g.refuseProof(c, id, user, net, err)
 	}
 }
 
 // refuseProof answers 403 proof_of_work_required with a fresh challenge for
-// a sale that exists (else item_not_found, as the route would). A missing
-// proof is how every client starts, an expired one was paid for, and one
-// from another network may be a phone that moved from Wi-Fi to its carrier
-// while solving, so none counts as a failure; the fresh challenge is priced
-// at the network the request came from, so spending elsewhere gains nothing.
-func (g *guards) refuseProof(c *gin.Context, id int64, user, network string, why error) {
+// a sale that exists (else item_not_found, as the route would), counted as
+// pow.OutcomeOf says: only a proof that cost work raises the price of
+// others on its network. The fresh challenge is priced at the network the
+// request came from, so spending elsewhere gains nothing. A refused proof
+// is not counted toward the network's rate (a spent one can be resent for
+// nothing), yet its challenge costs its shopper a bit more: a farm that
+// fetched its challenges that way to keep its rate down would halve its
+// counted rate, one bit, and pay that bit back.
+func (g *guards) refuseProof(c *gin.Context, id int64, user string, net pow.Network, why error) {
 	ctx, p := c.Request.Context(), g.proofs
 	if p.sales != nil {
 		if _, err := p.sales.Get(ctx, id); err != nil {
@@ -136,9 +140,8 @@ func (g *guards) refuseProof(c *gin.Context, id int64, user, network string, why
 		}
 	}
 	p.metrics.judged(why) // a refusal about a sale that exists: probes of made-up ids are 404s
-	failed := !errors.Is(why, pow.ErrMissing) && !errors.Is(why, pow.ErrExpired) && !errors.Is(why, pow.ErrOtherNetwork)
-	d := p.price(ctx, user, network, failed)
-	g.fail(c, powRequired(why, p.issuer.Issue(user, network, id, d), d))
+	d := p.price(ctx, user, net, pow.OutcomeOf(why))
+	g.fail(c, powRequired(why, p.issuer.Issue(user, net.Narrow, id, d), d))
 }
 
 // refusedProof says whether err is a proof refused, rather than the ledger
@@ -179,7 +182,7 @@ func (a challengeAPI) challenge(c *gin.Context) {
 	if !ok {
 		return
 	}
-	user, network := userOf(c), networkKey(c.ClientIP())
-	d := a.proofs.price(c.Request.Context(), user, network, false)
-	c.JSON(http.StatusOK, gin.H{"challenge": a.proofs.issuer.Issue(user, network, it.ID, d), "difficulty": d})
+	user, net := userOf(c), powNetwork(c.ClientIP())
+	d := a.proofs.price(c.Request.Context(), user, net, pow.Asked)
+	c.JSON(http.StatusOK, gin.H{"challenge": a.proofs.issuer.Issue(user, net.Narrow, it.ID, d), "difficulty": d})
 }

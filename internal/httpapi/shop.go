@@ -120,6 +120,11 @@ func (s shopAPI) purchaseToken(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"token": tok, "expires_at": exp.UTC()})
 }
 
+// purchaseJSON is the 202 answer. unit_price_cents is the price the
+// reserve script took the order at, so the shopper sees the price they
+// got, and amount_cents what they are to pay; both are omitted for a
+// replay of an order taken without a price (queued by a server from before
+// prices travelled with the reservation).
 type purchaseJSON struct {
 	OrderID   string `json:"order_id"`
 	ItemID    int64  `json:"item_id"`
@@ -127,6 +132,8 @@ type purchaseJSON struct {
 	UserID    string `json:"user_id"`
 	Quantity  int    `json:"quantity"`
 	Status    string `json:"status"`
+	UnitPrice *int64 `json:"unit_price_cents,omitempty"`
+	Amount    *int64 `json:"amount_cents,omitempty"`
 }
 
 // purchase reserves stock with one script call. A replayed Idempotency-Key
@@ -161,8 +168,10 @@ func (s shopAPI) purchase(c *gin.Context) {
 		c.Header("Idempotent-Replayed", "true")
 	}
 	c.Set(outcomeKey, outcome)
-	c.JSON(http.StatusAccepted, purchaseJSON{OrderID: res.OrderID, ItemID: req.ItemID, VariantID: res.VariantID,
-		UserID: req.UserID, Quantity: res.Quantity, Status: status})
+	out := purchaseJSON{OrderID: res.OrderID, ItemID: req.ItemID, VariantID: res.VariantID,
+		UserID: req.UserID, Quantity: res.Quantity, Status: status}
+	out.UnitPrice, out.Amount = order.Amount(res.UnitPriceCents, res.Quantity)
+	c.JSON(http.StatusAccepted, out)
 }
 
 // replayLookupTimeout bounds the MySQL read of a replayed order's status.

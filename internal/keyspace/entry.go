@@ -16,7 +16,7 @@ const Group = "persisters"
 var ErrBadEntry = errors.New("keyspace: malformed entry")
 
 // Entry is one reserved order as lua/reserve.lua appends it to an item's
-// stream (fields id, item, variant, user, qty, idem, ts).
+// stream (fields id, item, variant, user, qty, idem, ts, price).
 type Entry struct {
 	StreamID       string // Redis stream entry id "ms-seq"
 	OrderID        string
@@ -26,6 +26,10 @@ type Entry struct {
 	Quantity       int
 	IdempotencyKey string
 	CreatedAt      time.Time
+	// UnitPriceCents is the unit price the script took the order at; nil in
+	// entries queued by a server from before prices travelled with the
+	// reservation (or for a sale whose meta Redis holds without prices).
+	UnitPriceCents *int64
 }
 
 // ParseEntry decodes a stream entry's fields.
@@ -44,7 +48,21 @@ func ParseEntry(streamID string, values map[string]any) (Entry, error) {
 			return Entry{}, fmt.Errorf("%w: stream entry %s: %v", ErrBadEntry, streamID, values)
 		}
 	}
+	if p := str("price"); p != "" {
+		if e.UnitPriceCents, err1 = parsePrice(p); err1 != nil {
+			return Entry{}, fmt.Errorf("%w: stream entry %s: %v", ErrBadEntry, streamID, values)
+		}
+	}
 	return e, nil
+}
+
+// parsePrice reads a unit price in cents, which is never negative.
+func parsePrice(s string) (*int64, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return nil, fmt.Errorf("%w: price %q", ErrBadEntry, s)
+	}
+	return &n, nil
 }
 
 // StreamPos splits a stream id "ms-seq" into its two numbers.
@@ -62,35 +80,47 @@ func StreamPos(id string) (ms, seq uint64, err error) {
 }
 
 // Buyer is the value of an item's buyers hash:
-// "orderID:quantity:createdMs:variantID".
+// "orderID:quantity:createdMs:variantID:unitPriceCents".
 type Buyer struct {
 	OrderID   string
 	Quantity  int
 	CreatedAt time.Time
 	VariantID int64 // 0 in values stored before sales had variants
+	// UnitPriceCents is the unit price the order was taken at, so a replay
+	// answers with it; nil in values stored before prices were kept there.
+	UnitPriceCents *int64
 }
 
 // String encodes b as the scripts store it.
 func (b Buyer) String() string {
-	return b.OrderID + ":" + strconv.Itoa(b.Quantity) + ":" + strconv.FormatInt(b.CreatedAt.UnixMilli(), 10) +
+	s := b.OrderID + ":" + strconv.Itoa(b.Quantity) + ":" + strconv.FormatInt(b.CreatedAt.UnixMilli(), 10) +
 		":" + strconv.FormatInt(b.VariantID, 10)
+	if b.UnitPriceCents != nil {
+		s += ":" + strconv.FormatInt(*b.UnitPriceCents, 10)
+	}
+	return s
 }
 
-// ParseBuyer decodes a buyers hash value.
+// ParseBuyer decodes a buyers hash value, in any of its forms: without a
+// variant, without a price, or with both.
 func ParseBuyer(v string) (Buyer, error) {
 	parts := strings.Split(v, ":")
-	if len(parts) != 3 && len(parts) != 4 {
+	if len(parts) < 3 || len(parts) > 5 {
 		return Buyer{}, fmt.Errorf("%w: buyer %q", ErrBadEntry, v)
 	}
 	qty, err1 := strconv.Atoi(parts[1])
 	ms, err2 := strconv.ParseInt(parts[2], 10, 64)
 	var variant int64
-	var err3 error
-	if len(parts) == 4 {
+	var price *int64
+	var err3, err4 error
+	if len(parts) >= 4 {
 		variant, err3 = strconv.ParseInt(parts[3], 10, 64)
 	}
-	if err := errors.Join(err1, err2, err3); err != nil {
+	if len(parts) == 5 {
+		price, err4 = parsePrice(parts[4])
+	}
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return Buyer{}, fmt.Errorf("%w: buyer %q", ErrBadEntry, v)
 	}
-	return Buyer{OrderID: parts[0], Quantity: qty, CreatedAt: time.UnixMilli(ms).UTC(), VariantID: variant}, nil
+	return Buyer{OrderID: parts[0], Quantity: qty, CreatedAt: time.UnixMilli(ms).UTC(), VariantID: variant, UnitPriceCents: price}, nil
 }

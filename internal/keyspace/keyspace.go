@@ -40,12 +40,17 @@ func (s Space) PowRate(network string, minute int64) string {
 	return s.prefix + ":pow:rate:" + network + ":" + strconv.FormatInt(minute, 10)
 }
 
-// PowShopperFailures and PowNetworkFailures count the refused proofs of a
-// shopper and of a client network, until none has come for a while.
+// PowShopperFailures counts the refused proofs of a shopper, until none
+// has come for a while (package pow's Pricer).
 func (s Space) PowShopperFailures(user string) string { return s.prefix + ":pow:fail:s:" + user }
 
-// PowNetworkFailures: see PowShopperFailures.
-func (s Space) PowNetworkFailures(network string) string { return s.prefix + ":pow:fail:n:" + network }
+// PowFailingShoppers is a HyperLogLog of the shoppers of a client network
+// whose refused proofs had cost work, until none has come for a while. It
+// replaced a counter of all refusals under ":pow:fail:n:", whose old keys
+// expire unread.
+func (s Space) PowFailingShoppers(network string) string {
+	return s.prefix + ":pow:failing:n:" + network
+}
 
 // Return is a ReturnsChannel message: stock came back to a sale, as its
 // Count-th return, leaving Left available.
@@ -119,11 +124,12 @@ func (k Item) ShopperLimit(user string) string { return k.base + "limit:s:" + us
 func (k Item) ClientLimit(client string) string { return k.base + "limit:i:" + client }
 
 // Meta is a hash with the sale window and per-user limit the reserve script
-// enforces: starts_ms, ends_ms, limit.
+// enforces (starts_ms, ends_ms, limit, ...), and the unit price it takes each
+// variant's orders at (price:<variant id>); lua/reserve.lua lists them all.
 func (k Item) Meta() string { return k.base + "meta" }
 
-// Buyers is a hash user id -> "orderID:quantity:createdMs:variantID" of
-// active orders: one per shopper and sale, whatever the variant.
+// Buyers is a hash user id -> "orderID:quantity:createdMs:variantID:unitPriceCents"
+// of active orders: one per shopper and sale, whatever the variant.
 func (k Item) Buyers() string { return k.base + "buyers" }
 
 // Idempotency is a hash "userID\nkey" -> the same value as Buyers.

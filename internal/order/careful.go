@@ -114,7 +114,8 @@ func toRow(e keyspace.Entry) (row, error) {
 		return row{}, err
 	}
 	r := row{ID: e.OrderID, ItemID: e.ItemID, VariantID: e.VariantID, UserID: e.UserID, Quantity: e.Quantity,
-		Status: StatusConfirmed, RedisReleased: true, StreamMs: ms, StreamSeq: seq, CreatedAt: e.CreatedAt}
+		UnitPriceCents: e.UnitPriceCents, Status: StatusConfirmed, RedisReleased: true, StreamMs: ms, StreamSeq: seq,
+		CreatedAt: e.CreatedAt}
 	if e.IdempotencyKey != "" {
 		key := e.IdempotencyKey
 		r.IdempotencyKey = &key

@@ -25,12 +25,11 @@ func EventReason(reason string) string {
 	return reason
 }
 
-// EventData is an order as events show it: as the API does, with what it
-// costs and, once cancelled, why.
+// EventData is an order as events show it: as the API does (with what it
+// costs) and, once cancelled, why.
 type EventData struct {
 	View
-	AmountCents int64  `json:"amount_cents"`
-	Reason      string `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // UseOutbox has the store write an event for every order it confirms,
@@ -61,9 +60,14 @@ func pricesTx(tx *gorm.DB, variantIDs []int64) (map[int64]pricing, error) {
 	return out, nil
 }
 
-// priceRows gives each new order row its unit price as it stands in tx,
-// whose stock updates hold the sales' row locks (which a price change
-// takes too), and returns the prices read.
+// priceRows reads the labels and current prices of the new order rows'
+// variants, and returns them. A row keeps the unit price its stream entry
+// carries: the price the reserve script took the order at, which is what
+// the shopper was shown and pays. Only a row whose entry carries none (one
+// queued by a server from before prices travelled with the reservation,
+// during an upgrade) gets the price as it stands in tx, whose stock updates
+// hold the sales' row locks (which a price change takes too), as it did
+// then.
 func priceRows(tx *gorm.DB, rows []row) (map[int64]pricing, error) {
 	ids := make([]int64, 0, 2)
 	for _, r := range rows {
@@ -75,21 +79,28 @@ func priceRows(tx *gorm.DB, rows []row) (map[int64]pricing, error) {
 		return nil, err
 	}
 	for i := range rows {
-		unit := prices[rows[i].VariantID].Unit
-		rows[i].UnitPriceCents = &unit
+		if rows[i].UnitPriceCents == nil {
+			unit := prices[rows[i].VariantID].Unit
+			rows[i].UnitPriceCents = &unit
+		}
 	}
 	return prices, nil
 }
 
 // amount is what order o costs: its quantity at the unit price it was
-// persisted with, or, for an order persisted before prices were kept, at
-// its variant's price now (pr).
+// taken at, or, for an order persisted before prices were kept, at its
+// variant's price now (pr).
 func amount(o Order, pr pricing) int64 {
-	unit := pr.Unit
-	if o.UnitPriceCents != nil {
-		unit = *o.UnitPriceCents
+	return *o.priced(pr.Unit).UnitPriceCents * int64(o.Quantity)
+}
+
+// priced is o with a unit price: its own, or for an order persisted before
+// prices were kept, unit (its variant's price now, what it costs then).
+func (o Order) priced(unit int64) Order {
+	if o.UnitPriceCents == nil {
+		o.UnitPriceCents = &unit
 	}
-	return unit * int64(o.Quantity)
+	return o
 }
 
 // eventData is o as an event shows it, priced and labelled in tx.
@@ -100,7 +111,7 @@ func eventData(tx *gorm.DB, o Order) (EventData, error) {
 	}
 	pr := p[o.VariantID]
 	o.VariantLabel = pr.Label
-	d := EventData{View: o.View(), AmountCents: amount(o, pr)}
+	d := EventData{View: o.priced(pr.Unit).View()}
 	if o.Status == StatusCancelled {
 		d.Reason = EventReason(o.CancelReason)
 	}
@@ -134,11 +145,11 @@ func (s *Store) announceConfirmed(tx *gorm.DB, inserted []keyspace.Entry, prices
 	evs := make([]webhook.Event, 0, len(inserted)+1)
 	for _, e := range inserted {
 		p := prices[e.VariantID]
+		// Priced as its row: at the entry's price, else at p's.
 		o := Order{ID: e.OrderID, ItemID: e.ItemID, VariantID: e.VariantID, VariantLabel: p.Label, UserID: e.UserID,
-			Quantity: e.Quantity, Status: StatusConfirmed, CreatedAt: e.CreatedAt}
-		v := o.View()
+			Quantity: e.Quantity, UnitPriceCents: e.UnitPriceCents, Status: StatusConfirmed, CreatedAt: e.CreatedAt}
 		evs = append(evs, webhook.Event{Type: webhook.OrderConfirmed, Subject: webhook.OrderSubject(e.OrderID),
-			Data: EventData{View: v, AmountCents: p.Unit * int64(e.Quantity)}})
+			Data: EventData{View: o.priced(p.Unit).View()}})
 	}
 	var soldOut []int64
 	if err := tx.Raw("SELECT id FROM items WHERE id IN ? AND stock = 0", slices.Compact(items)).Scan(&soldOut).Error; err != nil {

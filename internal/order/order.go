@@ -30,7 +30,10 @@ const (
 	ReasonTimeout = "timeout"
 )
 
-// Order is one shopper's order for one item.
+// Order is one shopper's order for one item. UnitPriceCents is the price of
+// one unit when the order was taken; nil for an order persisted before
+// prices were kept, for which the store's reads for shoppers fill in its
+// variant's price now, which is what it costs.
 type Order struct {
 	ID             string
 	ItemID         int64
@@ -38,7 +41,7 @@ type Order struct {
 	VariantLabel   string // filled in by the store's reads for shoppers
 	UserID         string
 	Quantity       int
-	UnitPriceCents *int64 // nil: persisted before prices were kept
+	UnitPriceCents *int64 // as the reserve script took it; nil: see below
 	Status         string
 	CancelReason   string
 	IdempotencyKey string
@@ -58,6 +61,7 @@ type row struct {
 	UserID         string
 	Quantity       int
 	UnitPriceCents *int64
+	PriceNow       *int64 `gorm:"->"` // the variant's price, read through a join (Store.labelled)
 	Status         string
 	CancelReason   *string
 	RedisReleased  bool `gorm:"default:true"`
@@ -75,6 +79,9 @@ func (row) TableName() string { return "orders" }
 func (r row) order() Order {
 	o := Order{ID: r.ID, ItemID: r.ItemID, VariantID: r.VariantID, VariantLabel: r.VariantLabel, UserID: r.UserID, Quantity: r.Quantity,
 		UnitPriceCents: r.UnitPriceCents, Status: r.Status, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if o.UnitPriceCents == nil && r.PriceNow != nil {
+		o = o.priced(*r.PriceNow)
+	}
 	if r.PaidAt != nil {
 		o.PaidAt = *r.PaidAt
 	}

@@ -26,10 +26,14 @@ func NewStore(db *gorm.DB) *Store { return &Store{db: db, ins: newInserts(db), n
 // clock that decides sale windows.
 func (s *Store) UseClock(now func() time.Time) { s.now = now }
 
-// labelled reads orders with their variant's label.
+// labelled reads orders with their variant's label and, for an order
+// persisted before prices were kept, the price it costs: its variant's now
+// (what amount charges it).
 func (s *Store) labelled(ctx context.Context) *gorm.DB {
-	return s.db.WithContext(ctx).Table("orders").Select("orders.*, variants.label AS variant_label").
-		Joins("LEFT JOIN variants ON variants.id = orders.variant_id")
+	return s.db.WithContext(ctx).Table("orders").
+		Select("orders.*, variants.label AS variant_label, COALESCE(variants.price_cents, items.price_cents) AS price_now").
+		Joins("LEFT JOIN variants ON variants.id = orders.variant_id").
+		Joins("LEFT JOIN items ON items.id = orders.item_id")
 }
 
 // Get returns the order with id and its variant's label, or ErrNotFound.

@@ -1,47 +1,86 @@
 package pow
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"math/bits"
 	"time"
-
-	"github.com/redis/go-redis/v9"
-
-	"github.com/seckill/seckill/internal/keyspace"
 )
 
-// Policy is how the difficulty adapts. Everyone pays Base; a client network
-// (an IPv4 /24, an IPv6 /64) pays one bit more, twice the work, for each
-// doubling of its requests a minute beyond NetworkFree, since that is what
-// a farm of bots looks like from the server; a shopper pays one bit more per
-// proof of theirs refused lately (up to ShopperFailuresMax), and a network
-// one per doubling of its refused proofs beyond NetworkFailuresFree. "Lately"
-// is until FailureMemory has passed without a refusal.
+// Policy is how the difficulty adapts. Everyone pays Base. A client network
+// pays one bit more, twice the work, for each doubling of its requests a
+// minute beyond NetworkFree, since that is what a farm of bots looks like
+// from the server, and one per doubling of its shoppers with paid failures
+// (OutcomeOf) beyond NetworkFailuresFree; together those network terms
+// raise no one above NetworkCeiling. A shopper pays one bit more per proof
+// of theirs refused lately (up to ShopperFailuresMax), paid or not.
+// "Lately" is until FailureMemory has passed without a refusal.
+//
+// An IPv6 network is priced at two levels, its /64 and its /48, and the
+// higher term applies: a /48 holds 65,536 /64s, so priced per /64 alone it
+// could spread a farm over fresh networks at the base price. The /48's
+// allowances are WideScale times the /64's, since one /48 is also one
+// site's or one carrier pool's many honest customers.
 type Policy struct {
 	Base                int
 	NetworkFree         int64 // requests a minute
+	NetworkFailuresFree int64 // distinct shoppers with paid failures
+	NetworkCeiling      int
+	WideScale           int64
 	ShopperFailuresMax  int64
-	NetworkFailuresFree int64
 	FailureMemory       time.Duration
 }
 
+// DefaultCeiling is the highest difficulty a network's terms raise a
+// shopper to. A challenge lives two minutes (httpapi's powTTL). The work of
+// a solve at d bits is geometric with mean 2^d hashes, so a solve takes
+// longer than t with probability exp(-t·r/2^d) at r hashes a second: its
+// p90 is ln(10)·2^d/r. This machine's headless Chromium hashes at about
+// 174,000 a second (docs/benchmarks.md: median 163 ms at 15 bits):
+//
+//	d = 20: 2^20 = 1,048,576 hashes, mean 6.0 s, median 4.2 s, p90 13.9 s, p99 27.8 s
+//	d = 21: mean 12.1 s, p90 27.8 s, p99 55.5 s
+//	d = 22: p90 55.5 s; d = 23: p90 111 s, about a challenge's life
+//	d = 24 (what ten accounts sending garbage reached before): p90 222 s
+//
+// At 20 bits the p90 is a ninth of a challenge's life, and a phone four
+// times slower than this machine still solves nine times in ten within
+// 56 s; at 21 that phone's p90 would be the whole two minutes.
+const DefaultCeiling = 20
+
 // DefaultPolicy is Policy at base difficulty base. Sixty requests a
 // minute is thirty shoppers of one office or carrier NAT each asking for a
-// challenge and joining; ten refused proofs from a network in ten minutes
-// is more than honest clients with a slow clock or a double click send.
+// challenge and joining; ten shoppers of one network each resending a
+// proof already spent in ten minutes is more than double clicks make. A
+// /48 is allowed sixteen /64s' worth.
 func DefaultPolicy(base int) Policy {
-	return Policy{Base: base, NetworkFree: 60, ShopperFailuresMax: 8, NetworkFailuresFree: 10, FailureMemory: 10 * time.Minute}
+	return Policy{Base: base, NetworkFree: 60, NetworkFailuresFree: 10, NetworkCeiling: DefaultCeiling, WideScale: 16,
+		ShopperFailuresMax: 8, FailureMemory: 10 * time.Minute}
 }
 
-// Difficulty is what the policy asks of a shopper whose network made rate
-// requests this minute and who, with their network, had shopperFails and
-// networkFails proofs refused lately; at most MaxDifficulty.
-func (p Policy) Difficulty(rate, shopperFails, networkFails int64) int {
-	d := p.Base + Steps(rate, p.NetworkFree) + int(min(max(shopperFails, 0), p.ShopperFailuresMax)) +
-		Steps(networkFails, p.NetworkFailuresFree)
+// Network is where a request comes from, at the levels it is priced at:
+// Narrow is what a challenge is bound to (an IPv4 /24, an IPv6 /64); Wide,
+// when not empty, is the block Narrow lies in (an IPv6 /48).
+type Network struct{ Narrow, Wide string }
+
+// Load is what a pricer counted of one level of a network.
+type Load struct {
+	Rate    int64 // requests this minute, or the last one if that had more
+	Failing int64 // distinct shoppers with paid failures lately
+}
+
+// Difficulty is what the policy asks of a shopper on a network whose levels
+// carry narrow and wide, and who had shopperFails proofs refused lately;
+// at most MaxDifficulty.
+func (p Policy) Difficulty(narrow, wide Load, shopperFails int64) int {
+	net := max(p.steps(narrow, 1), p.steps(wide, max(p.WideScale, 1)))
+	net = min(net, max(p.NetworkCeiling-p.Base, 0))
+	d := p.Base + net + int(min(max(shopperFails, 0), p.ShopperFailuresMax))
 	return min(max(d, 0), MaxDifficulty)
+}
+
+// steps is the network terms of a level whose allowances are scale times
+// the policy's.
+func (p Policy) steps(l Load, scale int64) int {
+	return Steps(l.Rate, p.NetworkFree*scale) + Steps(l.Failing, p.NetworkFailuresFree*scale)
 }
 
 // Steps is how many times n has doubled beyond free: 0 up to free, 1 up to
@@ -51,66 +90,4 @@ func Steps(n, free int64) int {
 		return 0
 	}
 	return bits.Len64(uint64((n - 1) / free))
-}
-
-// Pricer keeps the counts a Policy reads in Redis, so every server asks the
-// same of a network: a per-network counter per minute (the rate is the
-// larger of this minute's and the last one's, so a new minute forgives
-// nothing), and counters of refused proofs per shopper and per network.
-type Pricer struct {
-	rdb    redis.UniversalClient
-	keys   keyspace.Space
-	policy Policy
-	now    func() time.Time
-}
-
-// NewPricer returns a pricer on rdb under keys; now is the server's clock,
-// whose minutes the rates are counted in.
-func NewPricer(rdb redis.UniversalClient, keys keyspace.Space, p Policy, now func() time.Time) *Pricer {
-	return &Pricer{rdb: rdb, keys: keys, policy: p, now: now}
-}
-
-// Ask counts one request from network (a challenge asked for, or a proof
-// refused), and one refused proof of user and network when failed, and
-// returns the difficulty user on network must solve now. It costs one
-// round trip (a pipeline: its keys may live on several cluster nodes).
-func (p *Pricer) Ask(ctx context.Context, user, network string, failed bool) (int, error) {
-	minute := p.now().Unix() / 60
-	cur, prev := p.keys.PowRate(network, minute), p.keys.PowRate(network, minute-1)
-	sf, nf := p.keys.PowShopperFailures(user), p.keys.PowNetworkFailures(network)
-	pipe := p.rdb.Pipeline()
-	rate := pipe.Incr(ctx, cur)
-	pipe.Expire(ctx, cur, 2*time.Minute)
-	if failed {
-		pipe.Incr(ctx, sf)
-		pipe.Expire(ctx, sf, p.policy.FailureMemory)
-		pipe.Incr(ctx, nf)
-		pipe.Expire(ctx, nf, p.policy.FailureMemory)
-	}
-	last, shopper, net := pipe.Get(ctx, prev), pipe.Get(ctx, sf), pipe.Get(ctx, nf)
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return p.policy.Base, fmt.Errorf("price proof of work: %w", err)
-	}
-	return p.policy.Difficulty(max(rate.Val(), count(last)), count(shopper), count(net)), nil
-}
-
-// Seen counts one request from network: a proof that passed.
-func (p *Pricer) Seen(ctx context.Context, network string) error {
-	cur := p.keys.PowRate(network, p.now().Unix()/60)
-	pipe := p.rdb.Pipeline()
-	pipe.Incr(ctx, cur)
-	pipe.Expire(ctx, cur, 2*time.Minute)
-	if _, err := pipe.Exec(ctx); err != nil {
-		return fmt.Errorf("count proof of work: %w", err)
-	}
-	return nil
-}
-
-// count is a counter's value, 0 when it does not exist.
-func count(c *redis.StringCmd) int64 {
-	n, err := c.Int64()
-	if err != nil {
-		return 0
-	}
-	return n
 }

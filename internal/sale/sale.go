@@ -16,6 +16,7 @@ import (
 
 	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/drawkey"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/stock"
 	"github.com/seckill/seckill/internal/sync/stocksync"
@@ -36,6 +37,8 @@ type Service struct {
 	auditor audit.Recorder
 	db      *gorm.DB
 	out     *webhook.Writer // events of sales' changes; nil: none (UseOutbox)
+	// drawKeys seal new draw sales (UseDrawKeys); none: no draw sales.
+	drawKeys drawkey.Ring
 }
 
 // OnOrderChanged has fn told the id of every order paid or cancelled here,

@@ -295,6 +295,10 @@ type Meta struct {
 	// that names no variant must name one then.
 	Only          int64
 	VariantLimits map[int64]int // variant id -> the limit that applies to it
+	// VariantPrices is each variant's unit price in cents (its own, else
+	// the sale's): the script writes it into every order it takes, so an
+	// order keeps the price it was taken at whatever an admin changes after.
+	VariantPrices map[int64]int64
 }
 
 func (m Meta) fields() []any {
@@ -312,6 +316,9 @@ func (m Meta) fields() []any {
 			own = "1"
 		}
 	}
+	for id, p := range m.VariantPrices {
+		f = append(f, "price:"+strconv.FormatInt(id, 10), p)
+	}
 	return append(f, "vlimits", own)
 }
 
@@ -322,10 +329,12 @@ func flag(b bool) int {
 	return 0
 }
 
-// SetMeta updates what the reserve script enforces of a sale. It is one
-// HSET, so it never races a purchase; on a sale that is not warm it does
-// nothing (the next warm copies it from MySQL). The sale's variants must be
-// the ones Redis holds: a change of variants warms the sale instead.
+// SetMeta updates what the reserve script enforces of a sale, and the
+// prices it takes orders at. It is one HSET, so it never races a purchase:
+// an order taken before it keeps the old price, one taken after gets the
+// new. On a sale that is not warm it does nothing (the next warm copies it
+// from MySQL). The sale's variants must be the ones Redis holds: a change
+// of variants warms the sale instead.
 func (s *Store) SetMeta(ctx context.Context, itemID int64, m Meta) error {
 	k := s.keys.Item(itemID)
 	n, err := s.rdb.Exists(ctx, k.Meta()).Result()

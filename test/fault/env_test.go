@@ -2,7 +2,9 @@ package fault
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"os/exec"
@@ -59,10 +61,18 @@ type Setup struct {
 	Prefix          string // Redis key prefix, unique per test
 	AdminToken      string
 	JWTSecret       string
+	DrawKey         string // SECKILL_DRAW_KEY: draws' seeds derive from it
 	ClaimIdle       time.Duration
 	ShutdownTimeout time.Duration
 	Dir             string
 	Extra           []string // more VAR=value settings for the servers
+}
+
+// randomKey is a draw key: 32 random bytes, standard base64.
+func randomKey() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 // NewSetup checks that the shared services answer (failing the test with
@@ -78,7 +88,7 @@ func NewSetup(tb testing.TB, env Env) *Setup {
 	}
 	s := &Setup{Env: env, MySQLBase: env.MySQLDSN, DBName: "seckill_fault_" + harness.RandomHex(6),
 		Prefix: "seckillfault:" + harness.RandomHex(6), AdminToken: "fault-admin-" + harness.RandomHex(12),
-		JWTSecret: "fault-jwt-secret-" + harness.RandomHex(24), ClaimIdle: 2 * time.Second,
+		JWTSecret: "fault-jwt-secret-" + harness.RandomHex(24), DrawKey: "fault:" + randomKey(), ClaimIdle: 2 * time.Second,
 		ShutdownTimeout: 5 * time.Second, Dir: tb.TempDir()}
 	pingMySQL(tb, env.MySQLDSN)
 	for _, t := range env.Redises() {

@@ -38,6 +38,7 @@ func StartServer(tb testing.TB, s *Setup, name string, red redisconn.Target) *Se
 		"SECKILL_REDIS_PREFIX="+s.Prefix,
 		"SECKILL_ADMIN_TOKEN="+s.AdminToken,
 		"SECKILL_JWT_SECRET="+s.JWTSecret,
+		"SECKILL_DRAW_KEY="+s.DrawKey,
 		"SECKILL_CLAIM_IDLE="+s.ClaimIdle.String(),
 		"SECKILL_SHUTDOWN_TIMEOUT="+s.ShutdownTimeout.String(),
 		// The storms come from one IP and retry fast on purpose: these tests

@@ -5,10 +5,15 @@
 // (the place, which may turn into a win when a winner does not buy) or not
 // drawn. The page asks the server for the draw and the entry at a pace set
 // by what it waits for, and stops asking once nothing can change.
+// At entry the page picks the entry's secret and keeps it on this device
+// with the entry id and the commitment it showed (drawkeep.js), for the
+// check page to hold the published draw to.
 import { $, api, humanError, newKey, countdown, serverNow } from './api.js';
 import { withProof } from './pow.js';
 import { describeDraw, short, entriesPhase, entriesBadge } from './drawtext.js';
 import { ProofBox } from './drawproof.js';
+import { newSecret } from './drawcheck.js';
+import { kept, keep } from './drawkeep.js';
 
 const PHASES = ['upcoming', 'entries_open', 'drawing', 'drawn'];
 const OPEN_POLL_MS = 10000; // while entries are open: the entry count
@@ -30,6 +35,7 @@ export class Draw {
     this.changing = false;
     this.error = '';
     this.buyKey = null; // one Idempotency-Key per purchase intent
+    this.kept = user ? kept(itemID, user) : null; // this device's record of the entry
     this.proof = new ProofBox($('#draw-proof'), itemID);
     this.timers = {};
     $('#draw').classList.remove('hidden');
@@ -116,8 +122,13 @@ export class Draw {
     this.busy = 'entering';
     this.error = '';
     try {
-      const send = (headers) => api('POST', `${this.path}/entry`, { variant_id: v.id }, headers);
+      const before = kept(this.itemID, this.user);
+      // An entry made on another device keeps its secret, so that device's
+      // record still finds it.
+      const secret = (before && before.entry_secret) || (this.entry && this.entry.entry_secret) || newSecret();
+      const send = (headers) => api('POST', `${this.path}/entry`, { variant_id: v.id, entry_secret: secret }, headers);
       const e = await withProof(this.itemID, send);
+      this.kept = keep(this.itemID, this.user, e, this.draw && this.draw.seed_sha256);
       this.entry = { ...e, result: null, position: null, purchase_deadline: null, purchase_token: null, order_id: null };
       this.changing = false;
       this.pollDraw(); // the entry count now counts this one
@@ -174,7 +185,7 @@ export class Draw {
     this.paintStatus(phase, now, openAt, closeAt, ended);
     if (phase !== 'drawn') this.paintUnits();
     this.paintActions(state, phase);
-    this.proof.paint(this.draw, e);
+    this.proof.paint(this.draw, e, this.kept);
   }
 
   paintStatus(phase, now, openAt, closeAt, ended) {

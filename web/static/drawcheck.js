@@ -1,14 +1,19 @@
 // An independent check of a published draw, in the browser: the algorithm
 // exactly as the README states it, from the data GET /api/v1/items/{id}/draw
-// publishes and nothing else.
+// publishes and what this device kept when the shopper entered, nothing else.
 //
-//   entry_id = hex(SHA-256(salt_bytes || user_id))
+//   entry_id = hex(SHA-256(salt_bytes || entry_secret_bytes || user_id))
 //   per variant, rank its entries by hex(SHA-256(seed_bytes || ":" || entry_id)),
 //   ascending; the first stock_total win one unit each, the rest of the
 //   ranking, in order, is that variant's waitlist.
 //
+// It is as strict as `seckill verify-draw` (internal/draw: wellformed.go,
+// verify.go), rule for rule and in the same order: both run every file of
+// internal/draw/testdata/vectors and must give each its verdict and problem.
+//
 // WebCrypto hashes only on secure pages (https, or this machine): elsewhere
 // checkDraw throws, and `seckill verify-draw` does the same check.
+import { wellFormed, isHex, Failed, Problem } from './drawshape.js';
 
 const enc = new TextEncoder();
 const hexBytes = (hex) => Uint8Array.from(hex.match(/../g) || [], (h) => parseInt(h, 16));
@@ -26,8 +31,17 @@ async function sha256(...parts) {
 
 export const canCheck = () => !!(globalThis.crypto && crypto.subtle);
 
-// entryID is the id the server must have given userID's entry.
-export const entryID = (saltHex, userID) => sha256(hexBytes(saltHex), enc.encode(userID));
+// entryID is the id of userID's entry made with secretHex, under the
+// published salt; '' when the salt or secret is not hex (the check then
+// fails on the salt, or the entry is not found).
+export async function entryID(saltHex, secretHex, userID) {
+  const hex = /^([0-9a-fA-F]{2})*$/;
+  if (typeof saltHex !== 'string' || !hex.test(saltHex) || !isHex(secretHex, 32)) return '';
+  return sha256(hexBytes(saltHex), hexBytes(secretHex), enc.encode(userID));
+}
+
+// newSecret is a fresh entry secret: 32 random bytes, hex.
+export const newSecret = () => hexOf(crypto.getRandomValues(new Uint8Array(32)));
 
 // rank orders entries as the draw does: by their key, ascending.
 export async function rank(seedHex, entries) {
@@ -37,22 +51,67 @@ export async function rank(seedHex, entries) {
   return keyed.sort((a, b) => (a.key < b.key ? -1 : (a.key > b.key ? 1 : 0)));
 }
 
-// checkDraw recomputes a drawn draw: whether the seed is the one committed
-// to, and per variant its ranking and whether the published winners are
-// exactly its head, and the units passed on since (backfilled) the next
-// places of the ranking in order: the rule seckill verify-draw applies.
-export async function checkDraw(d) {
-  const seedMatches = (await sha256(hexBytes(d.seed))) === d.seed_sha256;
-  const variants = await Promise.all(d.variants.map(async (v) => {
+// checkDraw checks a published draw d against what the shopper kept from
+// before the close: kept.commitment (the seed_sha256 seen then; absent when
+// this device kept none) and kept.entryID (theirs; absent for none). It
+// returns {verdict: 'pass' | 'unconfirmed' | 'fail', problem, message,
+// drawn, variants (each with its ranking), mine (their entry's variant_id,
+// place, outcome: won, backfilled or waitlist)}.
+export async function checkDraw(d, kept = {}) {
+  try {
+    return await verify(d, kept);
+  } catch (err) {
+    if (!(err instanceof Failed)) throw err;
+    return { verdict: 'fail', problem: err.problem, message: err.message, drawn: false, variants: [], mine: null };
+  }
+}
+
+async function verify(d, kept) {
+  wellFormed(d);
+  const commitment = (kept.commitment || '').toLowerCase();
+  if (commitment && commitment !== d.seed_sha256) {
+    throw new Failed(Problem.commitment, `The draw now publishes the commitment ${d.seed_sha256}, but ${commitment} was shown when you entered: the seed was changed.`);
+  }
+  const out = { verdict: commitment ? 'pass' : 'unconfirmed', problem: '', message: '', drawn: d.phase === 'drawn', variants: [], mine: null };
+  if (!out.drawn) return out;
+  if ((await sha256(hexBytes(d.seed))) !== d.seed_sha256) {
+    throw new Failed(Problem.seed, `SHA-256 of the seed is not the commitment ${d.seed_sha256}.`);
+  }
+  const entered = new Map(d.entries.map((e) => [e.entry_id, e.variant_id]));
+  for (const w of d.winners) {
+    if (entered.get(w.entry_id) !== w.variant_id) throw new Failed(Problem.winners, `Winner ${w.entry_id} is not among the entries of variant ${w.variant_id}.`);
+  }
+  out.variants = await Promise.all(d.variants.map(async (v) => {
     const ranking = await rank(d.seed, d.entries.filter((e) => e.variant_id === v.variant_id));
-    const won = new Set(d.winners.filter((w) => w.variant_id === v.variant_id).map((w) => w.entry_id));
-    const due = Math.min(v.stock_total, ranking.length);
-    const passed = (d.backfilled || []).filter((b) => b.variant_id === v.variant_id).map((b) => b.entry_id);
-    const ok = won.size === due && ranking.slice(0, due).every((e) => won.has(e.entry_id)) &&
-      passed.every((id, i) => ranking[due + i] && ranking[due + i].entry_id === id);
-    return { ...v, ranking, winners: won.size, due, passed: passed.length, ok };
+    return { ...v, ranking, due: Math.min(v.stock_total, ranking.length), passed: 0 };
   }));
-  const listed = new Set(d.entries.map((e) => e.entry_id));
-  const strangers = d.winners.filter((w) => !listed.has(w.entry_id)).length; // winners who never entered
-  return { seedMatches, variants, strangers, ok: seedMatches && strangers === 0 && variants.every((v) => v.ok) };
+  const byID = new Map(out.variants.map((v) => [v.variant_id, v]));
+  const head = new Set(out.variants.flatMap((v) => v.ranking.slice(0, v.due).map((e) => e.entry_id)));
+  if (head.size !== d.winners.length || !d.winners.every((w) => head.has(w.entry_id))) {
+    throw new Failed(Problem.winners, `The published winners (${d.winners.length}) are not the first units of the rankings recomputed from the seed (${head.size}).`);
+  }
+  for (const b of d.backfilled) {
+    const v = byID.get(b.variant_id);
+    if (entered.get(b.entry_id) !== b.variant_id) throw new Failed(Problem.backfill, `Entry ${b.entry_id} was passed a unit of variant ${b.variant_id} but is not among its entries.`);
+    const next = v.ranking[v.due + v.passed];
+    if (!next || next.entry_id !== b.entry_id) throw new Failed(Problem.backfill, `Entry ${b.entry_id} was passed a unit out of its ranking's order.`);
+    v.passed += 1;
+  }
+  if (kept.entryID) {
+    out.mine = standing(out.variants, kept.entryID.toLowerCase());
+    if (!out.mine) throw new Failed(Problem.missing, `Your entry ${kept.entryID} is not among the ${d.entries.length} published entries.`);
+  }
+  return out;
+}
+
+// standing is where an entry stands in the recomputed rankings; null if
+// in none.
+function standing(variants, id) {
+  for (const v of variants) {
+    const i = v.ranking.findIndex((e) => e.entry_id === id);
+    if (i < 0) continue;
+    const outcome = i < v.stock_total ? 'won' : (i < v.stock_total + v.passed ? 'backfilled' : 'waitlist');
+    return { entry_id: id, variant_id: v.variant_id, place: i + 1, of: v.ranking.length, units: v.stock_total, label: v.label, outcome };
+  }
+  return null;
 }

@@ -36,10 +36,13 @@ export class ProofBox {
     if (link) link.href = `/static/draw-proof.html?item=${encodeURIComponent(itemID)}`;
   }
 
-  paint(draw, entry) {
+  // paint shows the draw, and what this device kept of the shopper's
+  // entry (drawkeep.js): the commitment shown when they entered, printed
+  // in full so it can be written down, and the entry secret.
+  paint(draw, entry, mine = null) {
     if (!draw) return;
-    const mine = entry && entry.entry_id;
-    const key = [draw.seed_sha256, draw.salt, draw.seed, draw.entry_count, mine].join();
+    const id = entry && entry.entry_id;
+    const key = [draw.seed_sha256, draw.salt, draw.seed, draw.entry_count, id, mine && mine.commitment].join();
     if (key === this.shown) return;
     this.shown = key;
     this.box.classList.remove('hidden');
@@ -48,7 +51,9 @@ export class ProofBox {
       ...row('salt', 'Salt', ...value(draw.salt, 'published when entries open')),
       ...row('seed', 'Seed', ...value(draw.seed, 'revealed after the draw')),
       ...row('entries', 'Entries', String(draw.entry_count ?? 0)),
-      ...(mine ? row('entry', 'Your entry id', ...value(mine, '')) : []),
+      ...(id ? row('entry', 'Your entry id', ...value(id, '')) : []),
+      ...(mine && mine.entry_secret ? row('secret', 'Your entry secret (kept on this device)', ...value(mine.entry_secret, '')) : []),
+      ...(mine && mine.commitment ? row('kept', 'Commitment when you entered', el('code', { class: 'hex full', textContent: mine.commitment })) : []),
     );
   }
 }

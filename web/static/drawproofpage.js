@@ -1,9 +1,11 @@
 // The page that explains a draw and checks it in the browser
 // (draw-proof.html?item=ID): the published data, the recomputed ranking
-// per variant next to the published winners, and, for a signed-in shopper,
-// their own entry id computed from the salt and their name.
+// per variant next to the published winners, held to what this device kept
+// when the signed-in shopper entered (drawkeep.js): the commitment shown
+// then, and their entry, found by the id computed from their secret.
 import { $, el, api, fetchItem, header } from './api.js';
 import { canCheck, checkDraw, entryID } from './drawcheck.js';
+import { kept } from './drawkeep.js';
 import { ProofBox, shorten } from './drawproof.js';
 
 const itemID = new URLSearchParams(location.search).get('item') || '';
@@ -15,8 +17,17 @@ function fail(text) {
   $('#error').classList.remove('hidden');
 }
 
+// line is a check's line: ok true (passed), false (failed) or 'warn' (not
+// checked, and why).
 function line(ok, text) {
-  return el('li', { class: ok ? 'pass' : 'fail', 'data-ok': String(ok) }, el('span', { class: 'mark', textContent: ok ? '✓' : '✗' }), ' ', text);
+  const [cls, mark] = ok === 'warn' ? ['warn', '!'] : (ok ? ['pass', '✓'] : ['fail', '✗']);
+  return el('li', { class: cls, 'data-ok': String(ok) }, el('span', { class: 'mark', textContent: mark }), ' ', text);
+}
+
+// outcomeAt is what place i of variant v's ranking got.
+function outcomeAt(v, i) {
+  if (i < v.due) return 'won';
+  return i < v.due + v.passed ? 'backfilled' : `waitlist #${i - v.due - v.passed + 1}`;
 }
 
 // rankingTable shows the head of a variant's ranking: the winners, then
@@ -26,7 +37,7 @@ function rankingTable(v, mine) {
   const body = rows.map(({ e, i }) => el('tr', { class: e.entry_id === mine ? 'mine' : '' },
     el('td', { class: 'num', textContent: String(i + 1) }),
     el('td', {}, el('code', { class: 'hex', title: e.entry_id, textContent: shorten(e.entry_id, 8, 6) }), e.entry_id === mine ? ' (you)' : ''),
-    el('td', { textContent: i < v.due ? 'won' : `waitlist #${i - v.due + 1}` })));
+    el('td', { textContent: outcomeAt(v, i) })));
   const more = v.ranking.length - rows.length;
   return el('div', { class: 'ranking' },
     el('h3', { class: 'sub', textContent: `${v.label}: ${v.stock_total} ${v.stock_total === 1 ? 'unit' : 'units'}, ${v.ranking.length} entries` }),
@@ -36,23 +47,67 @@ function rankingTable(v, mine) {
     more > 0 ? el('p', { class: 'muted', textContent: `…and ${more} more on the waitlist.` }) : '');
 }
 
+// keptFor is what the check holds the draw to: what this device kept when
+// user entered (the commitment then, and their entry id from their secret
+// and the published salt).
+async function keptFor(d, user) {
+  const k = user ? kept(itemID, user) : null;
+  if (!k) return { kept: null };
+  const id = k.entry_secret ? await entryID(d.salt, k.entry_secret, user) : k.entry_id;
+  return { kept: k, commitment: k.commitment, entryID: id };
+}
+
+const OUTCOME = {
+  won: 'drawn: one of its first units',
+  backfilled: 'passed a unit a winner left (backfilled)',
+  waitlist: 'on the waitlist',
+};
+
+// lines are the checks done, one per line; on a failure, what failed.
+function lines(d, r, k) {
+  if (r.verdict === 'fail') return [line(false, r.message)];
+  const out = [k.kept ? line(true, `The commitment is the one this device kept when you entered: ${shorten(k.commitment)}.`)
+    : line('warn', 'This device kept no commitment from when you entered, so the seed is checked only against the commitment the draw publishes now, which a forger could replace along with the seed. Check on the device you entered with, or with seckill verify-draw -commitment.')];
+  if (!r.drawn) return out;
+  out.push(line(true, 'The SHA-256 of the revealed seed is the commitment.'),
+    line(true, 'Every winner and every unit passed on is one of the published entries, each once, under a listed variant.'),
+    ...r.variants.map((v) => line(true, v.ranking.length === 0 ? `${v.label}: no entries, so no winners.`
+      : `${v.label}: the winners are the first ${v.due} of its ranking${v.passed ? `, and the ${v.passed} offered a unit since are the next in order` : ''}.`)));
+  if (r.mine) {
+    const m = r.mine;
+    out.push(line(true, `Your entry id, computed here from the salt, your secret and your user id, is ${shorten(m.entry_id)}: place ${m.place} of ${m.of} for ${m.label}, ${OUTCOME[m.outcome]}.`));
+  } else if (!k.kept) {
+    out.push(line('warn', 'Your entry was not looked for: this device kept no entry secret for you.'));
+  }
+  return out;
+}
+
+const VERDICT = {
+  pass: 'This draw checks out: recomputed here, against the commitment you saw when you entered.',
+  unconfirmed: 'The draw is consistent, but its commitment could not be checked against one seen earlier.',
+  fail: 'This draw does NOT check out.',
+};
+
+// check checks the draw, and says whether to stop asking for it.
 async function check(d, user) {
   if (!canCheck()) {
     $('#verdict').textContent = 'This browser hashes only on secure (https) pages: check with seckill verify-draw instead.';
-    return;
+    return true;
   }
-  const r = await checkDraw(d);
-  const mine = user ? await entryID(d.salt, user) : '';
-  const entered = mine && d.entries.find((e) => e.entry_id === mine);
-  const checks = [line(r.seedMatches, 'The SHA-256 of the revealed seed is the commitment published when entries opened.'),
-    line(r.strangers === 0, 'Every winner is one of the published entries.'),
-    ...r.variants.map((v) => line(v.ok, v.ranking.length === 0 ? `${v.label}: no entries, so no winners.`
-      : `${v.label}: the winners are the first ${v.due} of its ranking${v.passed ? `, and the ${v.passed} offered a unit since are the next in order` : ''}.`))];
-  if (user) checks.push(line(true, entered ? `Your entry id, computed here from the salt and “${user}”, is ${shorten(mine)}: it is in the draw.` : `Your entry id would be ${shorten(mine)}; it is not among the entries.`));
-  $('#checks').replaceChildren(...checks);
-  $('#verdict').textContent = r.ok ? 'This draw checks out: recomputed here, it gives the same winners.' : 'This draw does NOT check out: see below.';
-  $('#verdict').dataset.ok = String(r.ok);
-  $('#rankings').replaceChildren(...r.variants.filter((v) => v.ranking.length > 0).map((v) => rankingTable(v, mine)));
+  const k = await keptFor(d, user);
+  const r = await checkDraw(d, k);
+  if (r.verdict !== 'fail' && !r.drawn) {
+    $('#verdict').textContent = d.phase === 'entries_open' || d.phase === 'drawing'
+      ? 'The seed is revealed at the draw: this page checks it then by itself.' : 'The sale ended before it was drawn.';
+    $('#checks').replaceChildren(...lines(d, r, k));
+    return d.phase === 'ended';
+  }
+  $('#checks').replaceChildren(...lines(d, r, k));
+  $('#verdict').textContent = VERDICT[r.verdict];
+  $('#verdict').dataset.ok = String(r.verdict === 'pass');
+  $('#verdict').dataset.verdict = r.verdict;
+  $('#rankings').replaceChildren(...r.variants.filter((v) => v.ranking.length > 0).map((v) => rankingTable(v, k.entryID)));
+  return true;
 }
 
 async function main() {
@@ -61,7 +116,9 @@ async function main() {
   $('#back').href = `/sale/${encodeURIComponent(itemID)}`;
   $('#sale-name').textContent = item.name;
   $('#data-link').href = `/api/v1/items/${encodeURIComponent(itemID)}/draw`;
-  $('#verify-cmd').textContent = `seckill verify-draw -user ${user || 'YOUR_NAME'} ${location.origin}/sale/${encodeURIComponent(itemID)}`;
+  const k = user ? kept(itemID, user) : null;
+  $('#verify-cmd').textContent = `seckill verify-draw -commitment ${(k && k.commitment) || 'COMMITMENT'} -user ${user || 'YOUR_NAME'} ` +
+    `-secret ${(k && k.entry_secret) || 'YOUR_ENTRY_SECRET'} ${location.origin}/sale/${encodeURIComponent(itemID)}`;
   const box = new ProofBox($('#published'), itemID);
   for (;;) {
     let d;
@@ -70,10 +127,9 @@ async function main() {
     } catch (err) {
       return fail(err.code === 'not_a_draw' ? 'This sale is not a draw.' : 'Cannot read the draw. Reload to try again.');
     }
-    box.paint(d, null);
-    if (d.phase === 'drawn') return check(d, user);
-    $('#verdict').textContent = d.phase === 'upcoming' ? 'Entries are not open yet: nothing is published.'
-      : 'The seed is revealed at the draw: this page checks it then by itself.';
+    box.paint(d, null, user ? kept(itemID, user) : null);
+    if (d.phase === 'upcoming') $('#verdict').textContent = 'Entries are not open yet: nothing is published.';
+    else if (await check(d, user)) return;
     await new Promise((r) => setTimeout(r, DRAWING_POLL_MS));
   }
 }

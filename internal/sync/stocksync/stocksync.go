@@ -108,7 +108,7 @@ func (s *Syncer) snapshotRead(ctx context.Context, fn func(*catalog.Store, *orde
 	}, opts)
 }
 
-// Warm copies an item's stock, window, limit and buyers from MySQL into Redis.
+// Warm copies an item's stock, window, limits, prices and buyers from MySQL into Redis.
 // Orders still in the stream and not yet in MySQL keep their stock and their
 // buyer, so warming mid-sale never hands out stock twice. It returns
 // catalog.ErrNotFound for an unknown item, catalog.ErrRetired for a retired
@@ -171,8 +171,9 @@ func load(ctx context.Context, items *catalog.Store, orders *order.Store, itemID
 		st.Variants[v.ID] = int64(v.Stock)
 	}
 	for _, o := range active {
+		// A replay after the warm answers the price the order was taken at.
 		hold(&st, o.UserID, o.IdempotencyKey, keyspace.Buyer{OrderID: o.ID, Quantity: o.Quantity,
-			CreatedAt: o.CreatedAt, VariantID: o.VariantID})
+			CreatedAt: o.CreatedAt, VariantID: o.VariantID, UnitPriceCents: o.UnitPriceCents})
 	}
 	for _, e := range unpersisted {
 		v := variantOf(it, e)
@@ -180,7 +181,7 @@ func load(ctx context.Context, items *catalog.Store, orders *order.Store, itemID
 			st.Variants[v] -= int64(e.Quantity)
 		} // else MySQL will refuse the order, and the repair forgets its buyer
 		hold(&st, e.UserID, e.IdempotencyKey, keyspace.Buyer{OrderID: e.OrderID, Quantity: e.Quantity,
-			CreatedAt: e.CreatedAt, VariantID: v})
+			CreatedAt: e.CreatedAt, VariantID: v, UnitPriceCents: e.UnitPriceCents})
 	}
 	for id, n := range st.Variants {
 		// Below zero only if MySQL lost stock that Redis had already
@@ -204,12 +205,14 @@ func variantOf(it catalog.Item, e keyspace.Entry) int64 {
 // MetaOf is what Redis enforces of sale it.
 func MetaOf(it catalog.Item) stock.Meta {
 	m := stock.Meta{StartsAt: it.StartsAt, EndsAt: it.EndsAt, Limit: it.PerUserLimit, RoomRate: it.RoomRate,
-		Paused: it.Paused, Draw: it.IsDraw(), VariantLimits: make(map[int64]int, len(it.Variants))}
+		Paused: it.Paused, Draw: it.IsDraw(), VariantLimits: make(map[int64]int, len(it.Variants)),
+		VariantPrices: make(map[int64]int64, len(it.Variants))}
 	if len(it.Variants) == 1 {
 		m.Only = it.Variants[0].ID
 	}
 	for _, v := range it.Variants {
 		m.VariantLimits[v.ID] = v.Limit(it)
+		m.VariantPrices[v.ID] = v.Price(it)
 	}
 	return m
 }

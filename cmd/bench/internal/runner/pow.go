@@ -151,7 +151,7 @@ func verifyCost(ctx context.Context, rdb *redis.Client, keys keyspace.Space, is 
 			err = ledger.Spend(ctx, c)
 		}
 		if err == nil {
-			err = pricer.Seen(ctx, powNetwork)
+			err = pricer.Seen(ctx, pow.Network{Narrow: powNetwork})
 		}
 		if err != nil {
 			return err
@@ -181,11 +181,11 @@ func farm(ctx context.Context, rdb *redis.Client, keys keyspace.Space, p *report
 	pricer := pow.NewPricer(rdb, keys, pow.DefaultPolicy(p.Difficulty), time.Now)
 	began := time.Now()
 	for i := range p.FarmEntries {
-		d, err := pricer.Ask(ctx, "bot-"+strconv.Itoa(i), powFarmNetwork, false)
+		d, err := pricer.Ask(ctx, "bot-"+strconv.Itoa(i), pow.Network{Narrow: powFarmNetwork}, pow.Asked)
 		if err != nil {
 			return err
 		}
-		if err := pricer.Seen(ctx, powFarmNetwork); err != nil {
+		if err := pricer.Seen(ctx, pow.Network{Narrow: powFarmNetwork}); err != nil {
 			return err
 		}
 		p.FarmDifficulty = append(p.FarmDifficulty, d)

@@ -1,0 +1,50 @@
+package config_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/seckill/seckill/internal/config"
+)
+
+func key(b byte, n int) string { return base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{b}, n)) }
+
+// TestDrawKey: unset is no key (draw sales refused, the server starts);
+// keys are read current first; a malformed value stops the server with a
+// message naming the variable and never quoting the key.
+func TestDrawKey(t *testing.T) {
+	t.Parallel()
+	c, err := config.Load(env(secrets(nil)))
+	if err != nil || len(c.DrawKeys) != 0 {
+		t.Fatalf("unset: %v, %v", c.DrawKeys.IDs(), err)
+	}
+	c, err = config.Load(env(secrets(map[string]string{"SECKILL_DRAW_KEY": "2026b:" + key(2, 32) + ",2025a:" + key(1, 64)})))
+	if err != nil || strings.Join(c.DrawKeys.IDs(), ",") != "2026b,2025a" {
+		t.Fatalf("two keys: %v, %v", c.DrawKeys.IDs(), err)
+	}
+	secret := key(9, 32)
+	bad := map[string]string{
+		"no id":        secret,
+		"bad id":       "key/1:" + secret,
+		"id too long":  strings.Repeat("a", 17) + ":" + secret,
+		"not base64":   "k:" + strings.ReplaceAll(secret, "C", "*"),
+		"short key":    "k:" + key(9, 16),
+		"long key":     "k:" + key(9, 65),
+		"repeated id":  "k:" + secret + ",k:" + key(8, 32),
+		"empty second": "k:" + secret + ", ",
+	}
+	for name, v := range bad {
+		t.Run(name, func(t *testing.T) {
+			_, err := config.Load(env(secrets(map[string]string{"SECKILL_DRAW_KEY": v})))
+			if !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), "SECKILL_DRAW_KEY") {
+				t.Fatalf("err = %v, want ErrInvalid naming SECKILL_DRAW_KEY", err)
+			}
+			if strings.Contains(err.Error(), secret[:20]) {
+				t.Fatalf("the error quotes the key: %v", err)
+			}
+		})
+	}
+}
