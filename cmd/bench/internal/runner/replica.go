@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/seckill/seckill/cmd/bench/internal/report"
 	"github.com/seckill/seckill/cmd/bench/internal/wrk"
 	"github.com/seckill/seckill/internal/harness"
 )
@@ -58,7 +59,7 @@ func (r *runner) replicaRounds(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	results := map[string][]wrk.Result{}
+	results := map[string][]replicaSample{}
 	base := s.env
 	for round := 1; round <= r.cfg.Rounds; round++ {
 		// Each round starts with another mode, so a drift of the machine
@@ -66,54 +67,85 @@ func (r *runner) replicaRounds(ctx context.Context) error {
 		for i := range replicaModes {
 			m := replicaModes[(i+round)%len(replicaModes)]
 			s.env = append(slices.Clone(base), "SECKILL_REDIS_MIN_REPLICAS="+strconv.Itoa(m.wait))
-			w, err := r.replicaRun(ctx, pair, s, shoppers, m, round)
+			smp, err := r.replicaRun(ctx, pair, s, shoppers, m, round)
 			if err != nil {
 				return fmt.Errorf("replica round %d, %s: %w", round, m.name, err)
 			}
-			results[m.name] = append(results[m.name], w)
-			r.logf("round %d replica, %s: %.0f purchases/s, p99 %.1f ms", round, m.name, w.RPS, w.P99ms)
+			results[m.name] = append(results[m.name], smp)
+			r.logf("round %d replica, %s: %.0f purchases/s, p99 %.1f ms, %d not 2xx; CPU ms per purchase: seckill %.3f, "+
+				"primary %.3f, replica %.3f", round, m.name, smp.w.RPS, smp.w.P99ms, smp.w.Non2xx, smp.perPurchase(smp.cpu.Servers),
+				smp.perPurchase(smp.cpu.Redis), smp.perPurchase(smp.replicaCPU))
 		}
 	}
-	rps := func(w wrk.Result) float64 { return w.RPS }
-	p99 := func(w wrk.Result) float64 { return w.P99ms }
+	rps := func(s replicaSample) float64 { return s.w.RPS }
+	p99 := func(s replicaSample) float64 { return s.w.P99ms }
+	cpu := func(s replicaSample) float64 { return s.perPurchase(s.cpu.Servers + s.cpu.Redis) }
 	alone, async, waited := results["alone"], results["async"], results["wait"]
 	r.logf("replica measure (medians of %d rounds): alone %.0f purchases/s p99 %.1f ms; replica not waited for %.0f/s p99 %.1f ms; "+
-		"replica waited for %.0f/s p99 %.1f ms; throughput wait ÷ async %.2f (median of the rounds' ratios %.2f), wait ÷ alone %.2f",
+		"replica waited for %.0f/s p99 %.1f ms; throughput wait ÷ async %.2f (median of the rounds' ratios %.2f), wait ÷ alone %.2f; "+
+		"seckill+primary CPU ms per purchase: alone %.3f, async %.3f, wait %.3f",
 		r.cfg.Rounds, median(alone, rps), median(alone, p99), median(async, rps), median(async, p99), median(waited, rps),
-		median(waited, p99), median(waited, rps)/median(async, rps), medianRatio(waited, async), median(waited, rps)/median(alone, rps))
+		median(waited, p99), median(waited, rps)/median(async, rps), medianRatio(waited, async), median(waited, rps)/median(alone, rps),
+		median(alone, cpu), median(async, cpu), median(waited, cpu))
 	return nil
 }
 
 // replicaRun sets the pair up for m, restarts the server with its
 // settings, and runs wrk at a fresh sale that cannot sell out.
-func (r *runner) replicaRun(ctx context.Context, pair *replicaPair, s *seckillServer, shoppers []shopper, m replicaMode, round int) (wrk.Result, error) {
+func (r *runner) replicaRun(ctx context.Context, pair *replicaPair, s *seckillServer, shoppers []shopper, m replicaMode, round int) (replicaSample, error) {
+	var smp replicaSample
 	if err := pair.attach(ctx, m.attached); err != nil {
-		return wrk.Result{}, err
+		return smp, err
 	}
 	s.Stop(20 * time.Second)
 	if err := s.spawn(ctx, filepath.Join(r.dir, fmt.Sprintf("seckill-replica-%s-%d.log", m.name, round))); err != nil {
-		return wrk.Result{}, err
+		return smp, err
 	}
 	item, err := s.createSale(ctx, fmt.Sprintf("bench replica %s %d", m.name, round), maxStock)
 	if err != nil {
-		return wrk.Result{}, err
+		return smp, err
 	}
 	prefix := filepath.Join(r.dir, fmt.Sprintf("replica-%s-%d", m.name, round))
 	defer r.removeShopperFiles(prefix)
 	if err := writeShopperFiles(prefix, shoppers, r.cfg.Threads, s.secret, item, time.Hour, nil); err != nil {
-		return wrk.Result{}, err
+		return smp, err
 	}
-	w, _, err := wrk.Cmd{Bin: r.cfg.Wrk, Threads: r.cfg.Threads, Connections: r.cfg.Connections, Duration: r.cfg.Duration,
-		Latency: true, Script: r.script, Args: []string{prefix, itemPath(item) + "/purchase"}, URL: s.url}.Run(ctx)
-	if err != nil {
-		return w, err
+	// CPU from the start of the run until its orders are in MySQL, as the
+	// purchase measure counts it: persisting them is part of the work.
+	meter, replica := cpuMeter{servers: []int{s.Pid()}, redis: pair.primary.Pid()}, cpuMeter{servers: []int{pair.replica.Pid()}}
+	r0, _ := replica.read()
+	smp.cpu, err = meter.spent(func() error {
+		var err error
+		smp.w, _, err = wrk.Cmd{Bin: r.cfg.Wrk, Threads: r.cfg.Threads, Connections: r.cfg.Connections, Duration: r.cfg.Duration,
+			Latency: true, Script: r.script, Args: []string{prefix, itemPath(item) + "/purchase"}, URL: s.url}.Run(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = s.waitDrained(ctx, 5*time.Minute)
+		return err
+	})
+	r1, _ := replica.read()
+	smp.replicaCPU = r1.Servers - r0.Servers
+	return smp, err
+}
+
+// replicaSample is one run of the replica measure.
+type replicaSample struct {
+	w          wrk.Result
+	cpu        report.CPUSpent // Servers: seckill; Redis: the primary
+	replicaCPU float64
+}
+
+// perPurchase is cpu seconds as milliseconds per purchase answered 2xx.
+func (s replicaSample) perPurchase(cpu float64) float64 {
+	if n := s.w.Requests - s.w.Non2xx; n > 0 {
+		return cpu * 1000 / float64(n)
 	}
-	_, err = s.waitDrained(ctx, 5*time.Minute) // the next run starts with nothing queued
-	return w, err
+	return 0
 }
 
 // median is the median of f over runs.
-func median(runs []wrk.Result, f func(wrk.Result) float64) float64 {
+func median(runs []replicaSample, f func(replicaSample) float64) float64 {
 	v := make([]float64, len(runs))
 	for i, w := range runs {
 		v[i] = f(w)
@@ -124,10 +156,10 @@ func median(runs []wrk.Result, f func(wrk.Result) float64) float64 {
 
 // medianRatio is the median over rounds of a's throughput over b's in the
 // same round: a drift of the machine between rounds cancels out.
-func medianRatio(a, b []wrk.Result) float64 {
+func medianRatio(a, b []replicaSample) float64 {
 	v := make([]float64, len(a))
 	for i := range a {
-		v[i] = a[i].RPS / b[i].RPS
+		v[i] = a[i].w.RPS / b[i].w.RPS
 	}
 	slices.Sort(v)
 	return v[len(v)/2]
