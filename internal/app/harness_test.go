@@ -95,9 +95,16 @@ func (s *server) twin(tb testing.TB, clk interface{ Now() time.Time }) *server {
 	return launch(tb, clk, quiet(), cfg, s.db)
 }
 
+// walled is a clock that also moves the server's real time (app.Options.Wall).
+type walled interface{ Wall() time.Time }
+
 func launch(tb testing.TB, clk interface{ Now() time.Time }, log *slog.Logger, cfg config.Config, db testenv.DB) *server {
 	tb.Helper()
-	a, err := app.New(context.Background(), cfg, app.Options{Now: clk.Now, Logger: log})
+	opts := app.Options{Now: clk.Now, Logger: log}
+	if w, ok := clk.(walled); ok {
+		opts.Wall = w.Wall
+	}
+	a, err := app.New(context.Background(), cfg, opts)
 	if err != nil {
 		tb.Fatalf("start server: %v", err)
 	}
