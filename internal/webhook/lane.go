@@ -14,7 +14,9 @@ type lane struct {
 	d        *Dispatcher
 	endpoint string
 	queue    []Delivery     // read from the outbox, not started yet
-	inflight map[int64]bool // seqs being sent: still pending in the outbox
+	sending  int            // attempts in flight
+	owed     map[int64]bool // seqs started and not yet recorded: still pending in the outbox
+	finished []sent         // attempts ended, not yet recorded
 	done     chan sent
 }
 
@@ -25,28 +27,38 @@ type sent struct {
 }
 
 func (d *Dispatcher) deliverTo(ctx context.Context, endpoint string) {
-	l := &lane{d: d, endpoint: endpoint, inflight: map[int64]bool{}, done: make(chan sent, d.cfg.Concurrency)}
+	l := &lane{d: d, endpoint: endpoint, owed: map[int64]bool{}, done: make(chan sent, d.cfg.Concurrency)}
+	idle := false
 	for ctx.Err() == nil {
 		more := l.fill(ctx)
 		l.start(ctx)
-		l.wait(ctx, more)
+		// Recorded in rounds of up to a batch, as when the dispatcher
+		// waited for its batch (one round per attempt cost MySQL a third
+		// of the throughput): once a read's worth of attempts has ended,
+		// when all that is due is under way, and when a Poll went by with
+		// no attempt ending (slots held by hanging receivers).
+		if idle || len(l.finished) >= d.cfg.Batch || (!more && len(l.queue) == 0) {
+			l.record(ctx)
+		}
+		idle = l.wait(ctx, more)
 	}
 	// The attempts in flight end with ctx; what they got is still news.
-	for len(l.inflight) > 0 {
-		l.record(ctx, <-l.done)
+	for l.sending > 0 {
+		l.finish(<-l.done)
 	}
+	l.record(ctx)
 }
 
 // fill reads due deliveries when none are queued and a slot is free; it
-// says whether more may be due than it read. A pending delivery in flight
-// is due again by the outbox's count, so it is read and skipped: its
-// subject's later events are not (they wait for it), so no subject is
-// sent twice at once.
+// says whether more may be due than it read. A delivery started and not
+// yet recorded is still pending, so it is read again and skipped: its
+// subject's later events are not read (they wait for it), so no subject
+// is sent twice at once.
 func (l *lane) fill(ctx context.Context) bool {
-	if len(l.queue) > 0 || len(l.inflight) >= l.d.cfg.Concurrency {
+	if len(l.queue) > 0 || l.sending >= l.d.cfg.Concurrency {
 		return true
 	}
-	limit := l.d.cfg.Batch + len(l.inflight)
+	limit := l.d.cfg.Batch + len(l.owed)
 	due, err := l.d.store.due(ctx, l.endpoint, time.Now(), limit)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -55,7 +67,7 @@ func (l *lane) fill(ctx context.Context) bool {
 		return false
 	}
 	for _, dl := range due {
-		if !l.inflight[dl.Seq] {
+		if !l.owed[dl.Seq] {
 			l.queue = append(l.queue, dl)
 		}
 	}
@@ -64,54 +76,66 @@ func (l *lane) fill(ctx context.Context) bool {
 
 // start sends queued deliveries while slots are free.
 func (l *lane) start(ctx context.Context) {
-	for len(l.queue) > 0 && len(l.inflight) < l.d.cfg.Concurrency {
+	for len(l.queue) > 0 && l.sending < l.d.cfg.Concurrency {
 		dl := l.queue[0]
 		l.queue = l.queue[1:]
-		l.inflight[dl.Seq] = true
+		l.sending++
+		l.owed[dl.Seq] = true
 		go func() { l.done <- sent{dl: dl, a: l.d.send(ctx, dl)} }()
 	}
 }
 
-// wait returns when an attempt has ended (recording it with any others
-// that ended meanwhile), at once when more is due and a slot is free, and
-// after Poll when nothing is due.
-func (l *lane) wait(ctx context.Context, more bool) {
-	free := len(l.inflight) < l.d.cfg.Concurrency
-	if free && more {
-		return
+// wait returns when attempts have ended (taking every one that has), at
+// once when more is due and a slot is free, and otherwise after Poll,
+// saying so.
+func (l *lane) wait(ctx context.Context, more bool) (idle bool) {
+	if more && l.sending < l.d.cfg.Concurrency {
+		return false
 	}
-	var poll <-chan time.Time
-	if free {
-		t := time.NewTimer(l.d.cfg.Poll)
-		defer t.Stop()
-		poll = t.C
-	}
+	t := time.NewTimer(l.d.cfg.Poll)
+	defer t.Stop()
 	select {
 	case s := <-l.done:
-		l.record(ctx, s)
-	case <-poll:
+		l.finish(s)
+	case <-t.C:
+		return true
 	case <-ctx.Done():
+		return false
+	}
+	for {
+		select {
+		case s := <-l.done:
+			l.finish(s)
+		default:
+			return false
+		}
 	}
 }
 
-// record writes s and the attempts that ended with it, in one round, and
-// only then frees their seqs: freed first, a delivery just made would
-// still be pending and could be read and sent again.
-func (l *lane) record(ctx context.Context, s sent) {
-	due, results := []Delivery{s.dl}, []attempt{s.a}
-	for more := true; more; {
-		select {
-		case s := <-l.done:
-			due, results = append(due, s.dl), append(results, s.a)
-		default:
-			more = false
-		}
+// finish frees the slot of an ended attempt; its seq stays owed until
+// recorded.
+func (l *lane) finish(s sent) {
+	l.sending--
+	l.finished = append(l.finished, s)
+}
+
+// record writes the ended attempts in one round, and only then forgets
+// their seqs: forgotten first, a delivery just made would still be pending
+// and could be read and sent again.
+func (l *lane) record(ctx context.Context) {
+	if len(l.finished) == 0 {
+		return
+	}
+	due, results := make([]Delivery, len(l.finished)), make([]attempt, len(l.finished))
+	for i, s := range l.finished {
+		due[i], results[i] = s.dl, s.a
 	}
 	// Recorded even when ctx ended meanwhile: an attempt made is news.
 	if err := l.d.record(context.WithoutCancel(ctx), due, results); err != nil {
 		l.d.log.Warn("webhooks: cannot record deliveries", "endpoint", redact(l.endpoint), "err", err)
 	}
 	for _, dl := range due {
-		delete(l.inflight, dl.Seq)
+		delete(l.owed, dl.Seq)
 	}
+	l.finished = l.finished[:0]
 }
