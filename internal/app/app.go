@@ -47,8 +47,12 @@ import (
 
 // Options are the parts tests replace.
 type Options struct {
-	Now    func() time.Time // the clock that decides sale windows; time.Now if nil
-	Logger *slog.Logger     // slog.Default() if nil
+	Now func() time.Time // the clock that decides sale windows; time.Now if nil
+	// Wall is real time where it is not the sale clock: order ids' time
+	// and payment callbacks' signatures; time.Now if nil. Tests move it to
+	// see what minutes later brings without waiting.
+	Wall   func() time.Time
+	Logger *slog.Logger // slog.Default() if nil
 }
 
 // App is a running server's parts.
@@ -80,6 +84,7 @@ type App struct {
 	webhooks  *webhook.Store
 	server    *http.Server
 	listener  net.Listener
+	wall      func() time.Time // Options.Wall
 }
 
 // New connects to MySQL and Redis, migrates, loads the scripts, warms open
@@ -90,6 +95,10 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	now := opts.Now
 	if now == nil {
 		now = time.Now
+	}
+	a.wall = opts.Wall
+	if a.wall == nil {
+		a.wall = time.Now
 	}
 	if err := a.connect(ctx); err != nil {
 		a.Close()
@@ -200,7 +209,8 @@ func (a *App) listen(now func() time.Time) error {
 		Reports:   report.New(a.db, now), Counters: a.counters,
 		Tokens: httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
 		Web:    web.FS, Logger: a.log, Now: now,
-		NewOrderID: func() string { return ulid.Make().String() },
+		NewOrderID: func() string { return ulid.MustNew(ulid.Timestamp(a.wall()), ulid.DefaultEntropy()).String() },
+		Wall:       a.wall,
 		Ready:      a.ready, Stopping: stopping,
 		Settings: httpapi.Settings{
 			AdminToken: a.cfg.AdminToken, DemoLogin: a.cfg.DemoLogin, TrustedProxies: a.cfg.TrustedProxies,

@@ -32,10 +32,15 @@ type clock struct {
 	t  time.Time
 }
 
-func (c *clock) Now() time.Time       { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Set(t time.Time)      { c.mu.Lock(); defer c.mu.Unlock(); c.t = t }
-func (c *clock) Add(d time.Duration)  { c.Set(c.Now().Add(d)) }
-func newClock(t time.Time) *clock     { return &clock{t: t} }
+func (c *clock) Now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Set(t time.Time)     { c.mu.Lock(); defer c.mu.Unlock(); c.t = t }
+func (c *clock) Add(d time.Duration) { c.Set(c.Now().Add(d)) }
+func newClock(t time.Time) *clock    { return &clock{t: t} }
+
+// noPersisters configures a server that takes orders but writes none to
+// MySQL: they wait in Redis until a server with persisters starts.
+func noPersisters(c *config.Config) { c.Workers = 0 }
+
 func quiet() *slog.Logger             { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 func mustJSON(v any) []byte           { b, _ := json.Marshal(v); return b }
 func itoa(n int64) string             { return strconv.FormatInt(n, 10) }
@@ -95,9 +100,16 @@ func (s *server) twin(tb testing.TB, clk interface{ Now() time.Time }) *server {
 	return launch(tb, clk, quiet(), cfg, s.db)
 }
 
+// walled is a clock that also moves the server's real time (app.Options.Wall).
+type walled interface{ Wall() time.Time }
+
 func launch(tb testing.TB, clk interface{ Now() time.Time }, log *slog.Logger, cfg config.Config, db testenv.DB) *server {
 	tb.Helper()
-	a, err := app.New(context.Background(), cfg, app.Options{Now: clk.Now, Logger: log})
+	opts := app.Options{Now: clk.Now, Logger: log}
+	if w, ok := clk.(walled); ok {
+		opts.Wall = w.Wall
+	}
+	a, err := app.New(context.Background(), cfg, opts)
 	if err != nil {
 		tb.Fatalf("start server: %v", err)
 	}

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/oklog/ulid/v2"
-
 	"github.com/seckill/seckill/internal/config"
 )
 
@@ -191,19 +189,4 @@ func TestPaymentRetriedUnderOneReference(t *testing.T) {
 	if recs := paymentsOf(t, s, orders[0]); len(recs) != 1 || recs[0].Outcome != "paid" {
 		t.Fatalf("payments recorded: %+v; want pi_1 once, paid", recs)
 	}
-}
-
-// TestPaymentBeforeTheOrderIsStored: a callback for an order id minted a
-// moment ago that MySQL does not hold yet (still queued in Redis) is told
-// to come back, not that the order does not exist; an old unknown id is.
-func TestPaymentBeforeTheOrderIsStored(t *testing.T) {
-	t.Parallel()
-	s := start(t, newClock(t0), withPayments(t))
-	r := s.callback(t, paymentBody(ulid.Make().String(), "paid", 12900, "pi_early"))
-	check(t, r, want{409, "order_pending", ""})
-	if r.header.Get("Retry-After") == "" {
-		t.Error("order_pending without Retry-After")
-	}
-	old := ulid.MustNew(ulid.Timestamp(time.Now().Add(-time.Hour)), ulid.DefaultEntropy()).String()
-	check(t, s.callback(t, paymentBody(old, "paid", 12900, "pi_old")), want{404, "order_not_found", ""})
 }

@@ -10,13 +10,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/seckill/seckill/internal/config"
 	"github.com/seckill/seckill/internal/keyspace"
 )
-
-// noPersisters starts a server that takes orders but writes none to MySQL:
-// they wait in Redis until persisters start (withPersisters).
-func noPersisters(c *config.Config) { c.Workers = 0 }
 
 // withPersisters starts a second server on s's MySQL database and Redis
 // keys whose persisters write what s queued.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,20 +17,26 @@ import (
 )
 
 // TestOrdersCSVCellsAreNotFormulas: shoppers whose ids start with "-" and
-// "@" buy a variant labelled "=1+1"; the export carries those cells with a
-// leading quote, so a spreadsheet shows them as text instead of running
-// them, and leaves the plain cells as they are.
+// "@" buy variants labelled "=1+1" and "x;=cmd()"; the export quotes every
+// text cell and puts a single quote before each place a formula could
+// start (the cell's start, or after a ",", ";" or tab inside it), so a
+// spreadsheet shows them as text instead of running them, whether it
+// splits cells on commas or semicolons; plain cells are as they were, and
+// numbers stay bare.
 func TestOrdersCSVCellsAreNotFormulas(t *testing.T) {
 	t.Parallel()
 	clk := &liveClock{}
 	s := startLive(t, clk)
 	id, v := s.pageDrop(t, "Formula drop", 9900, 1, "", clk.Now().Add(-time.Minute),
-		dropVariant{Label: "=1+1", Stock: 3}, dropVariant{Label: "EU 42", Stock: 3})
+		dropVariant{Label: "=1+1", Stock: 3}, dropVariant{Label: "EU 42", Stock: 3},
+		dropVariant{Label: "x;=cmd()", Stock: 3}, dropVariant{Label: "a, +b\t@c", Stock: 3})
 	bought := map[string][2]string{} // order id: user id and label as exported
 	for _, b := range []struct{ user, label, wantUser, wantLabel string }{
 		{"-ann", "=1+1", "'-ann", "'=1+1"},
 		{"@ben", "EU 42", "'@ben", "EU 42"},
 		{"cal", "=1+1", "cal", "'=1+1"},
+		{"dan", "x;=cmd()", "dan", "x;'=cmd()"},
+		{"eve", "a, +b\t@c", "eve", "a, '+b\t'@c"},
 	} {
 		r := s.pageBuy(t, id, v[b.label], b.user)
 		check(t, r, want{202, "", ""})
@@ -49,6 +56,42 @@ func TestOrdersCSVCellsAreNotFormulas(t *testing.T) {
 		if w, ok := bought[row[0]]; !ok || row[1] != w[0] || row[3] != w[1] {
 			t.Errorf("row %q, want user %q and label %q", row, w[0], w[1])
 		}
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(r.raw, "\n"), "\n")[1:] {
+		checkInertLine(t, line)
+	}
+}
+
+// checkInertLine checks one exported row as the least careful spreadsheet
+// reads it, splitting on every ",", ";" and tab and ignoring quotes: no
+// piece starts a formula. The text cells are quoted, the numbers (variant
+// id, quantity) bare. No cell here holds a double quote, so a quoted
+// cell's bytes are its value and two quotes.
+func checkInertLine(t *testing.T, line string) {
+	t.Helper()
+	for _, piece := range strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ';' || r == '\t' }) {
+		if p := strings.TrimLeft(piece, ` "`); p != "" && strings.ContainsRune("=+-@\r", rune(p[0])) {
+			t.Errorf("line %q: piece %q starts a formula", line, piece)
+		}
+	}
+	cells, err := csv.NewReader(strings.NewReader(line)).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest := line
+	for i, cell := range cells {
+		raw := `"` + cell + `"`
+		if i == 2 || i == 4 {
+			raw = cell
+			if _, err := strconv.Atoi(cell); err != nil {
+				t.Errorf("line %q: column %d is %q, want a number", line, i, cell)
+			}
+		}
+		if !strings.HasPrefix(rest, raw) {
+			t.Errorf("line %q: column %d is not written %s (numbers bare, text quoted)", line, i, raw)
+			return
+		}
+		rest = strings.TrimPrefix(rest[len(raw):], ",")
 	}
 }
 
@@ -86,7 +129,7 @@ func TestOrdersCSVFailureBreaksTheTransfer(t *testing.T) {
 	if resp.StatusCode != 200 || !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("export answered %d and ended with %v, want 200 and a broken transfer; body:\n%s", resp.StatusCode, err, body)
 	}
-	if lines := strings.Split(string(body), "\n"); len(lines) < 2 || !strings.HasPrefix(lines[1], "T1,shopper1,") {
+	if lines := strings.Split(string(body), "\n"); len(lines) < 2 || !strings.HasPrefix(lines[1], `"T1","shopper1",`) {
 		t.Fatalf("rows before the failure: %q", body)
 	}
 	if !testenv.Eventually(5*time.Second, func() bool { return strings.Contains(buf.String(), "orders export cut short") }) {

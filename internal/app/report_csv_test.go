@@ -92,7 +92,7 @@ func exportOrders(t *testing.T, s *server, id int64, n int) (lines int, size int
 			if line != "order_id,user_id,variant_id,variant_label,quantity,status,cancel_reason,created_at,updated_at,paid_at,cancelled_at" {
 				t.Fatalf("header %q", line)
 			}
-		} else if want := fmt.Sprintf("T%025d,shopper%d,", lines, lines); !strings.HasPrefix(line, want) {
+		} else if want := fmt.Sprintf(`"T%025d","shopper%d",`, lines, lines); !strings.HasPrefix(line, want) {
 			t.Fatalf("line %d is %q, want it to start %q", lines, line, want)
 		}
 		lines++

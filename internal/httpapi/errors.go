@@ -136,6 +136,11 @@ var (
 	errOrderPaid      = apiErr(http.StatusConflict, "order_paid", "this order is paid and can no longer be cancelled")
 	errOrderCancelled = apiErr(http.StatusConflict, "order_cancelled", "this order was cancelled and can no longer be paid")
 	errOrderPending   = apiErr(http.StatusConflict, "order_pending", "your order is still being saved; try again in a moment")
+	// errPaymentPending is order_pending for the payment provider: a 5xx
+	// with Retry-After, which providers retry, where some take any 4xx
+	// as final.
+	errPaymentPending = apiErr(http.StatusServiceUnavailable, "order_pending",
+		"the order is taken and still being saved; retry the callback later")
 
 	errDeliveryNotFound  = apiErr(http.StatusNotFound, "delivery_not_found", "no such webhook delivery")
 	errDeliveryNotFailed = apiErr(http.StatusConflict, "delivery_not_failed",
@@ -281,6 +286,8 @@ func (r replier) fail(c *gin.Context, err error) {
 	switch {
 	case ans.Code == errUnavailable.Code, ans == errOrderPending, ans == errReplication:
 		c.Header("Retry-After", "1")
+	case ans == errPaymentPending:
+		c.Header("Retry-After", "10")
 	case ans.Status == http.StatusUnauthorized && ans.Code != errSignatureBad.Code: // a signature is no bearer token
 		c.Header("WWW-Authenticate", `Bearer realm="seckill"`)
 	}

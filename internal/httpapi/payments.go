@@ -18,6 +18,12 @@ type PaymentSettler interface {
 	SettlePayment(ctx context.Context, p order.Payment) (order.Settlement, error)
 }
 
+// OrderQueue says whether Redis still holds an order on its way to MySQL
+// (stock.Store).
+type OrderQueue interface {
+	Queued(ctx context.Context, orderID string, takenAt time.Time) (bool, error)
+}
+
 // paymentAPI is the payment provider's side: its callbacks say which
 // orders are paid. The provider has no session and no Origin; its
 // signature, over the raw body under SECKILL_PAYMENT_SECRET, is its
@@ -25,6 +31,7 @@ type PaymentSettler interface {
 type paymentAPI struct {
 	replier
 	payments PaymentSettler
+	queue    OrderQueue
 	secret   []byte // empty: payments are not configured, every callback is refused
 	// wall dates the signature check. The provider signs with the wall
 	// clock; the sale clock (Deps.Now) is moved in demos and tests.
@@ -60,8 +67,12 @@ func (a paymentAPI) callback(c *gin.Context) {
 		return
 	}
 	st, err := a.payments.SettlePayment(c.Request.Context(), p)
-	if errors.Is(err, order.ErrNotFound) && a.maybeQueued(p.OrderID) {
-		err = errOrderPending
+	if errors.Is(err, order.ErrNotFound) {
+		if err = a.stillQueued(c.Request.Context(), p.OrderID); err == nil {
+			// Not in Redis either: stored meanwhile (a persister writes
+			// MySQL before it drops the entry), or never taken.
+			st, err = a.payments.SettlePayment(c.Request.Context(), p)
+		}
 	}
 	if err != nil {
 		a.fail(c, err)
@@ -70,23 +81,24 @@ func (a paymentAPI) callback(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"outcome": st.Outcome, "order": toJSON(st.Order)})
 }
 
-// queuedFor is how long after it was taken an order MySQL does not hold
-// may still be on its way there: a storm's backlog persists within
-// seconds, so this is generous.
-const queuedFor = 5 * time.Minute
-
-// maybeQueued says whether an order id MySQL does not know was minted
-// recently enough (order ids are ULIDs, which carry their time) that the
-// order may still be queued in Redis: the provider is then told to retry
-// (409 order_pending, Retry-After) rather than that the order does not
-// exist, which it might take as final and drop the payment.
-func (a paymentAPI) maybeQueued(id string) bool {
+// stillQueued answers an order MySQL does not hold: errPaymentPending
+// while Redis holds it, however long persistence lags (the provider
+// retries, where it may take order_not_found as final and drop the
+// payment), Redis's error when Redis cannot say, nil when Redis does not
+// hold it. Order ids are ULIDs: their time bounds the search.
+func (a paymentAPI) stillQueued(ctx context.Context, id string) error {
 	u, err := ulid.ParseStrict(id)
 	if err != nil {
-		return false
+		return nil
 	}
-	age := a.wall().Sub(ulid.Time(u.Time()))
-	return age > -time.Minute && age < queuedFor
+	held, err := a.queue.Queued(ctx, id, ulid.Time(u.Time()))
+	switch {
+	case err != nil:
+		return err
+	case held:
+		return errPaymentPending
+	}
+	return nil
 }
 
 // verify checks the callback's signature header against its raw body.

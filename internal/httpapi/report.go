@@ -2,10 +2,9 @@ package httpapi
 
 import (
 	"context"
-	"encoding/csv"
+	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -51,6 +50,10 @@ const csvPage = 5000
 var csvHeader = []string{"order_id", "user_id", "variant_id", "variant_label", "quantity", "status",
 	"cancel_reason", "created_at", "updated_at", "paid_at", "cancelled_at"}
 
+// csvNumeric marks the columns of csvHeader that hold numbers: variant_id
+// and quantity stay numbers in a spreadsheet; every other cell is text.
+var csvNumeric = []bool{2: true, 4: true}
+
 // ordersCSV streams the sale's orders, one keyset page per query, each page
 // flushed to the client before the next is read. Once the first row is
 // sent the status is 200 whatever follows: a failure later is logged and
@@ -67,16 +70,16 @@ func (a reportAPI) ordersCSV(c *gin.Context) {
 	h.Set("Content-Disposition", `attachment; filename="sale-`+strconv.FormatInt(id, 10)+`-orders.csv"`)
 	h.Set("Cache-Control", "no-store")
 	c.Status(http.StatusOK)
-	w := csv.NewWriter(c.Writer)
-	_ = w.Write(csvHeader)
+	w := newCSVRows(c.Writer, csvNumeric)
+	w.header(csvHeader)
 	rec, after := make([]string, len(csvHeader)), ""
 	write := func(o *order.Order) error {
 		after = o.ID
-		return w.Write(csvRecord(rec, o))
+		return w.row(csvRecord(rec, o))
 	}
 	for {
 		n, err := a.orders.EachPage(c.Request.Context(), id, after, csvPage, write)
-		w.Flush()
+		err = errors.Join(err, w.flush())
 		c.Writer.Flush()
 		if err != nil {
 			a.log.ErrorContext(c.Request.Context(), "orders export cut short", "item_id", id, "err", err)
@@ -89,22 +92,10 @@ func (a reportAPI) ordersCSV(c *gin.Context) {
 }
 
 func csvRecord(rec []string, o *order.Order) []string {
-	rec[0], rec[1], rec[2], rec[3] = o.ID, csvText(o.UserID), strconv.FormatInt(o.VariantID, 10), csvText(o.VariantLabel)
-	rec[4], rec[5], rec[6] = strconv.Itoa(o.Quantity), o.Status, csvText(o.CancelReason)
+	rec[0], rec[1], rec[2], rec[3] = o.ID, o.UserID, strconv.FormatInt(o.VariantID, 10), o.VariantLabel
+	rec[4], rec[5], rec[6] = strconv.Itoa(o.Quantity), o.Status, o.CancelReason
 	rec[7], rec[8], rec[9], rec[10] = csvTime(o.CreatedAt), csvTime(o.UpdatedAt), csvTime(o.PaidAt), csvTime(o.CancelledAt)
 	return rec
-}
-
-// csvText is a cell of text shoppers or admins chose, made inert for
-// spreadsheets: one starting with a character a spreadsheet reads as the
-// start of a formula gets a leading quote, which shows as text (OWASP's
-// advice against CSV injection). A user id like "-x" or a label like
-// "=HYPERLINK(...)" would otherwise run when the file is opened.
-func csvText(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
 }
 
 // csvTime is RFC 3339 in UTC with milliseconds, or empty for no time.

@@ -47,6 +47,7 @@ type Deps struct {
 	Web         fs.FS // the pages, and their files under static/
 	Logger      *slog.Logger
 	Now         func() time.Time
+	Wall        func() time.Time // real time: payment signatures' age; time.Now if nil
 	// NewOrderID names a reservation before the script runs.
 	NewOrderID func() string
 	Ready      func(ctx context.Context) map[string]string // failing checks by name
@@ -59,6 +60,7 @@ type StockReader interface {
 	StockLevels
 	PendingOrders
 	IdempotencyKeys
+	OrderQueue
 }
 
 // SaleService is the life of sales and orders (sale.Service).
@@ -251,7 +253,7 @@ func newAreas(d Deps) areas {
 			newOrderID: d.NewOrderID},
 		orders: orderAPI{replier: rep, catalog: d.Catalog, orders: d.Orders, pending: d.Stock, life: d.Sales,
 			feed: d.OrderFeed, sse: sse, demoPay: d.DemoPayments},
-		payments: paymentAPI{replier: rep, payments: d.Sales, secret: []byte(d.PaymentSecret), wall: time.Now},
+		payments: paymentAPI{replier: rep, payments: d.Sales, queue: d.Stock, secret: []byte(d.PaymentSecret), wall: orNow(d.Wall)},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
 			window: purchaseTok.ttl, admissions: admissionTok, counters: d.Counters, unpaid: d.Unpaid},
 		draws:      drawAPI{replier: rep, draws: d.Draws, tokens: purchaseTok},
@@ -261,6 +263,14 @@ func newAreas(d Deps) areas {
 		admin: adminAPI{saleView: sales, sales: d.Sales, retirer: d.Sales, orders: d.Sales, sync: d.Syncer, dashboard: d.Events,
 			audit: d.Audit, sessions: g.adminSess, sse: sse},
 	}
+}
+
+// orNow is clock, or time.Now when nil.
+func orNow(clock func() time.Time) func() time.Time {
+	if clock == nil {
+		return time.Now
+	}
+	return clock
 }
 
 func limitBody(n int64) gin.HandlerFunc {

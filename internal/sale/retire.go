@@ -22,6 +22,7 @@ const (
 	StillPersisting = "orders are still being persisted"
 	AwaitingPayment = "orders are awaiting payment"
 	DeadLetters     = "orders MySQL refused wait in the sale's dead letters for a person (docs/crashes.md)"
+	RedisOpen       = "Redis still has the sale open (its end has not reached Redis): end it again"
 )
 
 // RetireGrace is how long after its end a sale is left alone: a purchase
@@ -31,7 +32,8 @@ const (
 const RetireGrace = time.Minute
 
 // NotRetirableError says why a sale cannot be retired yet (one of
-// NotEnded, JustEnded, StillPersisting, AwaitingPayment, DeadLetters).
+// NotEnded, JustEnded, RedisOpen, StillPersisting, AwaitingPayment,
+// DeadLetters).
 type NotRetirableError struct{ Reason string }
 
 func (e *NotRetirableError) Error() string { return ErrNotRetirable.Error() + ": " + e.Reason }
@@ -39,7 +41,8 @@ func (e *NotRetirableError) Error() string { return ErrNotRetirable.Error() + ":
 // Is makes errors.Is(err, ErrNotRetirable) true.
 func (e *NotRetirableError) Is(target error) bool { return target == ErrNotRetirable }
 
-// Retire retires a sale that is done: it has ended, every order queued in
+// Retire retires a sale that is done: it has ended, in MySQL and in Redis
+// (whose window the purchase script checks), every order queued in
 // its stream is in MySQL and no persister holds one unacknowledged, and no
 // order of it awaits payment (the payment timeout cancels those). Its Redis
 // keys are removed and it leaves the registry, so the persisters stop
@@ -107,6 +110,16 @@ func (s *Service) retirable(ctx context.Context, it catalog.Item) error {
 	q, err := s.stock.Queue(ctx, it.ID)
 	if err != nil {
 		return err
+	}
+	// MySQL's end is not enough: an end that reached MySQL and not Redis
+	// leaves the script taking orders the purge would then lose. Redis's
+	// end gets the same grace as MySQL's.
+	switch now := s.now(); {
+	case q.EndsAt.IsZero():
+	case now.Before(q.EndsAt):
+		return &NotRetirableError{Reason: RedisOpen}
+	case now.Before(q.EndsAt.Add(RetireGrace)):
+		return &NotRetirableError{Reason: JustEnded}
 	}
 	if q.Pending > 0 {
 		return &NotRetirableError{Reason: StillPersisting}

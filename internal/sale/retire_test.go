@@ -125,3 +125,48 @@ func (r *rig) checkRetired(t *testing.T, id int64, at time.Time) {
 		t.Fatalf("stream of the retired sale: %+v, %v; want gone", q, err)
 	}
 }
+
+// TestRetireWaitsForRedisToClose: an end that reached MySQL and not Redis
+// (the "End now" whose Redis step was lost) leaves the script selling; the
+// sale is not retired while Redis has it open, though every order is in
+// MySQL and paid, so nothing Redis takes is purged. Once Redis's window
+// has ended too (and its grace passed), it is retired.
+func TestRetireWaitsForRedisToClose(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	ctx := context.Background()
+	it := r.sale(t, 5)
+	r.clock.Add(10 * time.Minute.Milliseconds())
+	ended := r.now().Add(-2 * sale.RetireGrace)
+	// MySQL's step of "End now" alone: no hook changes Redis in step.
+	if _, err := r.items.Update(ctx, it.ID, catalog.Patch{EndsAt: &ended}, nil); err != nil {
+		t.Fatal(err)
+	}
+	refused := func(want string) {
+		t.Helper()
+		_, err := r.sales.Retire(ctx, it.ID)
+		var nr *sale.NotRetirableError
+		if !errors.As(err, &nr) || nr.Reason != want {
+			t.Fatalf("retire: %v, want not retirable because %q", err, want)
+		}
+	}
+	refused(sale.RedisOpen)
+	ann := r.buy(t, it.ID, "ann") // Redis still sells; the order reaches MySQL
+	if _, err := r.sales.Pay(ctx, ann, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	refused(sale.RedisOpen) // nothing waits in the stream, nothing is unpaid: only Redis is open
+	if _, err := r.orders.Get(ctx, ann); err != nil {
+		t.Fatalf("the order Redis took: %v", err)
+	}
+
+	// The lost step done: Redis's window ends where MySQL's did.
+	if err := r.rdb.HSet(ctx, r.keys.Item(it.ID).Meta(), "ends_ms", ended.UnixMilli()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	retired, err := r.sales.Retire(ctx, it.ID)
+	if err != nil || retired.RetiredAt == nil {
+		t.Fatalf("retire once Redis agrees: %+v, %v", retired.RetiredAt, err)
+	}
+	r.checkRetired(t, it.ID, *retired.RetiredAt)
+}

@@ -2,9 +2,11 @@ package stock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -15,22 +17,34 @@ import (
 // Queue is what a sale's stream still holds: the orders queued and not yet
 // deleted by a persister, how many of them a persister has read and not
 // acknowledged, and the entries MySQL refused (the dead letters, each as its
-// fields).
+// fields); and the end of the sale's window as Redis has it, which is what
+// the purchase script checks.
 type Queue struct {
 	Entries     []keyspace.Entry
 	Pending     int64
 	DeadLetters []map[string]any
+	// EndsAt is ends_ms in the sale's meta; zero when Redis holds no meta,
+	// so the script takes no order for the sale.
+	EndsAt time.Time
 }
 
-// Queue reads a sale's stream, its consumer group's pending count and its
-// dead letters. A sale Redis does not hold has an empty queue.
+// Queue reads a sale's window in Redis, then its stream, its consumer
+// group's pending count and its dead letters: an order the script takes
+// after the window was read lands in the stream before it is read. A sale
+// Redis does not hold has an empty queue.
 func (s *Store) Queue(ctx context.Context, itemID int64) (Queue, error) {
 	k := s.keys.Item(itemID)
-	entries, err := readStream(ctx, s.rdb, k.Stream())
-	if err != nil {
+	var q Queue
+	endsMs, err := s.rdb.HGet(ctx, k.Meta(), "ends_ms").Int64()
+	switch {
+	case err == nil:
+		q.EndsAt = time.UnixMilli(endsMs).UTC()
+	case !errors.Is(err, redis.Nil):
+		return Queue{}, fmt.Errorf("read the window of item %d: %w", itemID, err)
+	}
+	if q.Entries, err = readStream(ctx, s.rdb, k.Stream()); err != nil {
 		return Queue{}, err
 	}
-	q := Queue{Entries: entries}
 	pending, err := s.rdb.XPending(ctx, k.Stream(), keyspace.Group).Result()
 	switch {
 	case err == nil:

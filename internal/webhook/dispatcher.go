@@ -132,41 +132,6 @@ func (d *Dispatcher) deliver(ctx context.Context) error {
 	return nil
 }
 
-func (d *Dispatcher) deliverTo(ctx context.Context, endpoint string) {
-	for ctx.Err() == nil {
-		n, err := d.once(ctx, endpoint)
-		if err != nil && ctx.Err() == nil {
-			d.log.Warn("webhooks: delivery round failed", "endpoint", redact(endpoint), "err", err)
-		}
-		if err != nil || n < d.cfg.Batch {
-			sleep(ctx, d.cfg.Poll)
-		}
-	}
-}
-
-// once sends the events due now to endpoint, up to a batch, and records
-// each outcome; it returns how many it attempted.
-func (d *Dispatcher) once(ctx context.Context, endpoint string) (int, error) {
-	due, err := d.store.due(ctx, endpoint, time.Now(), d.cfg.Batch)
-	if err != nil || len(due) == 0 {
-		return 0, err
-	}
-	results := make([]attempt, len(due))
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, d.cfg.Concurrency)
-	for i, dl := range due {
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			results[i] = d.send(ctx, dl)
-		}()
-	}
-	wg.Wait()
-	// Recorded even when ctx ended meanwhile: an attempt made is news.
-	return len(due), d.record(context.WithoutCancel(ctx), due, results)
-}
-
 // attempt is what one delivery attempt got back.
 type attempt struct {
 	status int   // the receiver's HTTP status; 0 if none came
