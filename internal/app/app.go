@@ -105,6 +105,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 		return nil, err
 	}
 	a.stock = stock.NewStore(a.rdb, a.keys)
+	a.applyDurability(ctx)
 	a.orders = order.NewStore(a.db)
 	a.orders.UseClock(now)
 	a.locks = lock.New(a.rdb, a.cfg.RedisPrefix)
@@ -263,6 +264,7 @@ func (a *App) Run(ctx context.Context) error {
 	g.Go(func() error { return a.watchDependencies(workers) })
 	g.Go(func() error { return a.roomWatch.Run(workers) })
 	g.Go(func() error { return a.stock.Run(workers) })
+	g.Go(func() error { return a.watchReplicas(workers) })
 	g.Go(func() error { return a.limiter.Run(workers) })
 	g.Go(func() error { return a.feed.Run(workers) })
 	// Stops after HTTP, so its last flush has every purchase counted.
@@ -281,6 +283,7 @@ func (a *App) Run(ctx context.Context) error {
 	for i := range a.cfg.Workers {
 		p := order.NewPersister(a.rdb, a.keys, a.orders, a.syncer, a.metrics, a.hints, a.persisterConfig(i), a.log)
 		p.OnStored(a.feed.Announce)
+		p.WaitReplicated(a.stock.Replicated)
 		g.Go(func() error { return p.Run(workers) })
 	}
 	a.log.Info("serving", "addr", a.Addr(), "workers", a.cfg.Workers)

@@ -60,10 +60,16 @@ type Config struct {
 	PoW            bool             // SECKILL_POW: joining a waiting room (or entering a draw) needs a proof of work; "off" turns it off
 	PoWDifficulty  int              // SECKILL_POW_DIFFICULTY: the base difficulty in leading zero bits, before adapting
 	DrawKeys       drawkey.Ring     // SECKILL_DRAW_KEY: "ID:BASE64" keys, current first, that draws' seeds derive from; none = no draw sales
+	MinReplicas    int              // SECKILL_REDIS_MIN_REPLICAS: replicas that must hold a reservation before its 202; AutoReplicas = decide from Redis (app.applyDurability)
+	ReplicaTimeout time.Duration    // SECKILL_REDIS_REPLICA_TIMEOUT: how long a purchase batch waits for them
 }
 
 // DefaultPoWDifficulty is SECKILL_POW_DIFFICULTY's default.
 const DefaultPoWDifficulty = 15
+
+// AutoReplicas is MinReplicas when SECKILL_REDIS_MIN_REPLICAS is unset or
+// "auto": the server decides from what Redis reports.
+const AutoReplicas = -1
 
 // ErrInvalid is returned (wrapped) for a setting that is missing or malformed.
 var ErrInvalid = errors.New("config: invalid setting")
@@ -133,6 +139,10 @@ func Load(getenv func(string) string) (Config, error) {
 		// of a network's rate, and each refused proof, doubles it.
 		PoWDifficulty: r.integer("SECKILL_POW_DIFFICULTY", DefaultPoWDifficulty),
 		DrawKeys:      r.drawKeys("SECKILL_DRAW_KEY"),
+		MinReplicas:   r.replicas("SECKILL_REDIS_MIN_REPLICAS"),
+		// On one network a replica is a millisecond behind; 200 ms rides
+		// out a hiccup and still answers a shopper well within a second.
+		ReplicaTimeout: r.duration("SECKILL_REDIS_REPLICA_TIMEOUT", 200*time.Millisecond),
 	}
 	if r.err != nil {
 		return Config{}, r.err
@@ -158,6 +168,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: SECKILL_ADMISSION_MULTIPLE and SECKILL_ADMISSION_FLOOR must not be negative", ErrInvalid)
 	case c.PersistLinger < 0 || c.PersistLinger > 500*time.Millisecond:
 		return fmt.Errorf("%w: SECKILL_PERSIST_LINGER must be between 0 and 500ms, or orders reach MySQL late", ErrInvalid)
+	case c.ReplicaTimeout < time.Millisecond || c.ReplicaTimeout > 2*time.Second:
+		return fmt.Errorf("%w: SECKILL_REDIS_REPLICA_TIMEOUT must be between 1ms and 2s: purchases wait that long", ErrInvalid)
 	case c.StreamsPerIP < 0:
 		return fmt.Errorf("%w: SECKILL_SSE_PER_IP must not be negative", ErrInvalid)
 	case c.BodyTimeout <= 0:
@@ -285,6 +297,20 @@ func badProxy(proxies []string) string {
 		}
 	}
 	return ""
+}
+
+// replicas reads a count of replicas, or "auto" (or nothing) for
+// AutoReplicas.
+func (r *reader) replicas(name string) int {
+	v := r.getenv(name)
+	if v == "" || v == "auto" {
+		return AutoReplicas
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		r.fail(name, v, errors.New(`want a count of replicas (0 or more) or "auto"`))
+	}
+	return n
 }
 
 // rate parses "rate:burst" (requests per second, requests at once) or "off".

@@ -66,6 +66,8 @@ var (
 	errRewarming   = apiErr(http.StatusServiceUnavailable, "unavailable", "the sale is changing too fast to re-warm; try again")
 	errRedisBusy   = apiErr(http.StatusServiceUnavailable, "unavailable", "the stock store is busy; try again in a moment")
 	errBusy        = apiErr(http.StatusServiceUnavailable, "unavailable", "many shoppers are trying for what is left; try again in a moment")
+	errReplication = apiErr(http.StatusServiceUnavailable, "replication_timeout",
+		"your purchase could not be made safe against a store failure in time; retry with the same Idempotency-Key to find out whether you hold the order")
 	errNoRoute     = apiErr(http.StatusNotFound, "not_found", "no such route")
 	errNoFile      = apiErr(http.StatusNotFound, "not_found", "no such file")
 	errNoDemoLogin = apiErr(http.StatusNotFound, "not_found", "demo login is turned off")
@@ -223,6 +225,7 @@ var errorTable = []struct {
 	{stock.ErrRateLimited, errRateLimited},
 	{stock.ErrInvalidQuantity, errInvalidQuantity},
 	{drawkey.ErrNoKey, errDrawKeyMissing},
+	{stock.ErrReplicationTimeout, errReplication},
 }
 
 // lookup finds the answer to err: its own if it is one, its row of the
@@ -276,12 +279,12 @@ func (r replier) fail(c *gin.Context, err error) {
 	// Redis stuck in a script refuses every request at once: the script
 	// hook counts and logs that once a second (Metrics.RedisHook).
 	var deliberate *Error
-	if ans.Status >= 500 && !errors.As(err, &deliberate) && ans != errRedisBusy {
+	if ans.Status >= 500 && !errors.As(err, &deliberate) && ans != errRedisBusy && ans != errReplication {
 		r.log.ErrorContext(c.Request.Context(), "request failed", "path", c.FullPath(),
 			"request_id", c.Writer.Header().Get("X-Request-Id"), "err", err)
 	}
 	switch {
-	case ans.Code == errUnavailable.Code, ans == errOrderPending:
+	case ans.Code == errUnavailable.Code, ans == errOrderPending, ans == errReplication:
 		c.Header("Retry-After", "1")
 	case ans == errPaymentPending:
 		c.Header("Retry-After", "10")

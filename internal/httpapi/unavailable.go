@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"syscall"
@@ -20,6 +21,7 @@ func isUnavailable(err error) bool {
 		errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, syscall.ECONNREFUSED) ||
 		errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, io.EOF) || // a Redis connection dropped mid-answer (a failover endpoint moving)
 		errors.Is(err, driver.ErrBadConn) ||
 		errors.Is(err, mysql.ErrInvalidConn) ||
 		errors.Is(err, redis.ErrClosed) ||

@@ -150,6 +150,13 @@ func (k Item) SpentChallenge(id string) string { return k.base + "pow:" + id }
 // server can tell whether stock has returned since.
 func (k Item) Returns() string { return k.base + "returns" }
 
+// Replicated is a throwaway value a reservation batch writes when it
+// acknowledges orders written earlier (a replay) and wrote nothing itself:
+// Redis's WAIT only counts the replicas that have a connection's own last
+// write, so the batch needs one after the order it vouches for. It expires
+// by itself and goes with the sale's other keys.
+func (k Item) Replicated() string { return k.base + "replicated" }
+
 // DrawOffers is a draw sale's hash user id -> "variantID:deadlineMs", with
 // ":bought" or ":expired" appended once settled: the units drawn or passed
 // down to shoppers (lua/reserve.lua, package draw).

@@ -37,6 +37,9 @@ func (p *Persister) handleBatch(ctx context.Context, msgs []redis.XMessage) {
 		p.obs.Failed("malformed")
 		p.log.Error("persister: malformed stream entry", "id", m.ID, "values", m.Values)
 	}
+	if p.heldBack(bctx, entries) {
+		return
+	}
 	res, err := p.persistRetrying(ctx, bctx, entries)
 	if err != nil {
 		return // left pending: reclaimed later

@@ -70,6 +70,8 @@ type Persister struct {
 	log    *slog.Logger
 	hints  *hintSub
 	stored func(ctx context.Context, orderIDs []string)
+	// replicated, if set, holds a batch back until replicas have it.
+	replicated ReplicaGate
 	// recovered holds the streams whose pending entries under this
 	// worker's name have been persisted since it started.
 	recovered map[string]bool

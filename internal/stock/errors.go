@@ -27,6 +27,10 @@ var (
 	ErrRateLimited         = errors.New("stock: over the purchase rate limit")
 	ErrPaused              = errors.New("stock: an admin paused the sale")
 	ErrNoOffer             = errors.New("stock: a draw sale, and the shopper holds no open offer for this variant")
+	// ErrReplicationTimeout: the reservation is on the primary but fewer
+	// replicas than required had it in time, so it may not survive a
+	// failover; a retry with the same Idempotency-Key finds it if it did.
+	ErrReplicationTimeout = errors.New("stock: the reservation did not reach enough redis replicas in time")
 	// ErrInvalidQuantity and ErrInvalidArgument are a script refusing
 	// arguments the server should never have sent: the scripts trust no
 	// caller.

@@ -65,7 +65,8 @@ type Outcome struct {
 // ErrVariantNotFound, ErrVariantRequired, ErrNotStarted, ErrEnded,
 // ErrNotAdmitted, ErrOverLimit, ErrInvalidQuantity, ErrInvalidArgument,
 // *AlreadyPurchasedError, *SoldOutError or ErrIdempotencyConflict when no
-// stock was taken, or a Redis error.
+// stock was taken, ErrReplicationTimeout when the reservation (new or
+// replayed) did not reach enough replicas in time, or a Redis error.
 func (s *Store) Reserve(ctx context.Context, r Request) (Reservation, error) {
 	o := s.batcher.Do(ctx, r)
 	return o.Reservation, o.Err
@@ -73,8 +74,16 @@ func (s *Store) Reserve(ctx context.Context, r Request) (Reservation, error) {
 
 // ReserveBatch reserves for every request, in order, with one script call
 // per sale and one round trip in all, and writes each answer to out. The
-// answers are those of running the requests one after another.
+// answers are those of running the requests one after another. When
+// acknowledgements need replicas (SetDurability), each sale's call is
+// followed by a WAIT on the same connection, and an answer that would tell
+// a shopper an order exists is ErrReplicationTimeout if too few replicas
+// had it in time.
 func (s *Store) ReserveBatch(ctx context.Context, reqs []Request, out []Outcome) {
+	if d := s.Durability(); d.MinReplicas > 0 {
+		s.reserveReplicated(ctx, reqs, out, d)
+		return
+	}
 	first := reqs[0].ItemID
 	for _, r := range reqs[1:] {
 		if r.ItemID != first {

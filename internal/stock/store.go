@@ -27,6 +27,7 @@ type Store struct {
 	// onQueued is told of every sale a batch queued new orders for.
 	onQueued func(itemID int64)
 	limits   Limits // set before Run, read by every batch
+	durable  durability
 }
 
 // Reservations run in batches of at most batchMax requests, with at most

@@ -100,14 +100,14 @@ func (r Result) Summary() string {
 }
 
 // Unexpected lists outcomes a healthy server never gives in a storm: any
-// 5xx other than 503 unavailable, and client errors other than sold out
-// and already purchased.
+// 5xx other than 503 unavailable or replication_timeout (a replica out of
+// reach), and client errors other than sold out and already purchased.
 func (r Result) Unexpected() []string {
 	var out []string
 	for k, v := range r.Outcomes {
 		switch {
 		case strings.HasPrefix(k, "202"), k == "409 already_purchased", k == "410 sold_out",
-			k == "503 unavailable", k == "no answer":
+			k == "503 unavailable", k == "503 replication_timeout", k == "no answer":
 		default:
 			out = append(out, fmt.Sprintf("%s: %d", k, v))
 		}

@@ -35,7 +35,7 @@ type Config struct {
 }
 
 // Measures are the names -only accepts.
-var Measures = []string{"purchase", "drop", "soldout", "latency", "pages", "conns", "persist", "scaleout", "pow"}
+var Measures = []string{"purchase", "drop", "soldout", "latency", "pages", "conns", "persist", "scaleout", "pow", "replica"}
 
 // Wants says whether the run includes measure m.
 func (c Config) Wants(m string) bool {

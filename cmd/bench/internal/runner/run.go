@@ -60,6 +60,11 @@ func Run(ctx context.Context, cfg Config, stdout, progress io.Writer) error {
 			return err
 		}
 	}
+	if cfg.Wants("replica") {
+		if err := r.replicaMeasure(ctx); err != nil {
+			return err
+		}
+	}
 	if cfg.Wants("persist") {
 		if err := r.persistRounds(ctx, &res); err != nil {
 			return err

@@ -1,0 +1,139 @@
+package stock
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/seckill/seckill/internal/keyspace"
+	"github.com/seckill/seckill/internal/redisconn"
+)
+
+// Durability is how many replicas must hold a reservation before the
+// server acknowledges it, and how long a batch waits for them. Redis
+// replicates asynchronously: without it, a primary that dies before its
+// replica has the last reservations takes them along, while their shoppers
+// hold 202s (docs/scaling-out.md).
+type Durability struct {
+	MinReplicas int           // 0: acknowledge what the primary holds
+	Timeout     time.Duration // the WAIT's timeout; rounded down to milliseconds, at least 1
+}
+
+// durability is what Store keeps of it: read by every batch, changed by the
+// replica watcher while batches run.
+type durability struct {
+	min     atomic.Int64
+	timeout atomic.Int64 // nanoseconds
+	short   sync.Map     // addresses of primaries whose last WAIT fell short
+}
+
+// SetDurability sets what every later reservation batch waits for.
+func (s *Store) SetDurability(d Durability) {
+	s.durable.min.Store(int64(max(d.MinReplicas, 0)))
+	s.durable.timeout.Store(int64(max(d.Timeout, time.Millisecond)))
+}
+
+// Durability returns what reservation batches wait for now.
+func (s *Store) Durability() Durability {
+	return Durability{MinReplicas: int(s.durable.min.Load()), Timeout: time.Duration(s.durable.timeout.Load())}
+}
+
+// Replicated returns nil once everything the primaries of the given sales
+// held when it was called has reached the replicas Durability asks for, and
+// ErrReplicationTimeout (wrapped) if not within its timeout.
+func (s *Store) Replicated(ctx context.Context, itemIDs []int64) error {
+	d := s.Durability()
+	if d.MinReplicas == 0 {
+		return nil
+	}
+	for _, id := range itemIDs {
+		k := s.keys.Item(id)
+		c, err := s.primary(ctx, k)
+		if err != nil {
+			return err
+		}
+		conn := c.Conn()
+		w := s.markWait(ctx, conn, k, d)
+		conn.Close()
+		if w.err != nil {
+			return w.err
+		}
+		if w.acked < int64(d.MinReplicas) {
+			return fmt.Errorf("item %d: %w: %d of %d replicas within %s", id, ErrReplicationTimeout, w.acked, d.MinReplicas, d.Timeout)
+		}
+	}
+	return nil
+}
+
+// note remembers whether the primary at addr had enough replicas.
+func (d *durability) note(addr string, w waited, want Durability) {
+	if w.err == nil && w.acked >= int64(want.MinReplicas) {
+		d.short.Delete(addr)
+		return
+	}
+	if w.err == nil {
+		d.short.Store(addr, true)
+	}
+}
+
+// checkShort returns ErrReplicationTimeout if the primary at addr fell
+// short of replicas before and still has fewer connected than wanted: its
+// batches would take stock (orders a shopper is never told of) and wait
+// out the timeout for nothing, so they do not run. A primary that has
+// enough connected runs its batch, whose WAIT decides.
+func (d *durability) checkShort(ctx context.Context, conn *redis.Conn, addr string, want Durability) error {
+	if _, short := d.short.Load(addr); !short {
+		return nil
+	}
+	n, err := redisconn.ConnectedReplicas(ctx, conn)
+	if err != nil {
+		return fmt.Errorf("count replicas: %w", err)
+	}
+	if n < want.MinReplicas {
+		return fmt.Errorf("%w: %d of %d replicas connected", ErrReplicationTimeout, n, want.MinReplicas)
+	}
+	return nil
+}
+
+// waited is a WAIT's answer: how many replicas have the connection's
+// writes, or why that is unknown.
+type waited struct {
+	acked int64
+	err   error
+}
+
+// waitCmd queues WAIT on p (which has no method for it). The client's read
+// timeout (3 s by default) exceeds any sensible wait.
+func waitCmd(ctx context.Context, p redis.Pipeliner, d Durability) *redis.IntCmd {
+	cmd := redis.NewIntCmd(ctx, "wait", d.MinReplicas, max(d.Timeout.Milliseconds(), 1))
+	_ = p.Process(ctx, cmd)
+	return cmd
+}
+
+func waitResult(cmd *redis.IntCmd) waited {
+	n, err := cmd.Result()
+	if err != nil {
+		return waited{err: fmt.Errorf("wait for replicas: %w", err)}
+	}
+	return waited{acked: n}
+}
+
+// markWait writes the sale's Replicated mark and waits for replicas to have
+// it, and with it everything written before.
+func (s *Store) markWait(ctx context.Context, conn *redis.Conn, k keyspace.Item, d Durability) waited {
+	var mark *redis.StatusCmd
+	var wait *redis.IntCmd
+	_, _ = conn.Pipelined(ctx, func(p redis.Pipeliner) error {
+		mark = p.Set(ctx, k.Replicated(), "1", time.Minute)
+		wait = waitCmd(ctx, p, d)
+		return nil
+	})
+	if err := mark.Err(); err != nil {
+		return waited{err: fmt.Errorf("write replication mark: %w", err)}
+	}
+	return waitResult(wait)
+}
