@@ -33,11 +33,24 @@ func (s Space) OrdersChannel() string { return s.prefix + ":orders-changed" }
 // package revoke); it expires with the session.
 func (s Space) RevokedSession(id string) string { return s.prefix + ":revoked-session:" + id }
 
-// PowRate counts the proof-of-work requests (challenges asked for, proofs
-// sent) from one client network in one minute since the epoch (package
-// pow's Pricer); it expires after the next minute, when it is no longer read.
+// PowRate counts the proofs of work accepted from one client network in
+// one minute since the epoch (package pow's Pricer); it expires after the
+// next minute, when it is no longer read.
 func (s Space) PowRate(network string, minute int64) string {
 	return s.prefix + ":pow:rate:" + network + ":" + strconv.FormatInt(minute, 10)
+}
+
+// PowAskers is a HyperLogLog of the members (shoppers of a network, or
+// networks of a wider one) whose requests reached package pow's Pricer in
+// one minute since the epoch; it expires after the next minute.
+func (s Space) PowAskers(network string, minute int64) string {
+	return s.prefix + ":pow:askers:" + network + ":" + strconv.FormatInt(minute, 10)
+}
+
+// PowShopperAsks counts the challenges a shopper was handed for the asking
+// in one minute since the epoch (package pow's Pricer).
+func (s Space) PowShopperAsks(user string, minute int64) string {
+	return s.prefix + ":pow:asks:s:" + user + ":" + strconv.FormatInt(minute, 10)
 }
 
 // PowShopperFailures counts the refused proofs of a shopper, until none
