@@ -22,8 +22,11 @@ import (
 // An IPv6 network is priced at two levels, its /64 and its /48, and the
 // higher term applies: a /48 holds 65,536 /64s, so priced per /64 alone it
 // could spread a farm over fresh networks at the base price. The /48's
-// allowances are WideScale times the /64's, since one /48 is also one
-// site's or one carrier pool's many honest customers.
+// members are its /64s, not its shoppers, and it has no rate of accepted
+// proofs, so one /64's accounts alone cannot raise the rest of its /48:
+// it counts the /64s asking a minute and the /64s with paid failures, with
+// allowances WideScale times the /64's, since one /48 is also one site's
+// or one carrier pool's many honest customers.
 type Policy struct {
 	Base                int
 	NetworkFree         int64 // proofs accepted a minute
@@ -74,7 +77,7 @@ type Network struct{ Narrow, Wide string }
 // count is the larger of this minute's and the last one's.
 type Load struct {
 	Rate    int64 // proofs accepted a minute
-	Askers  int64 // distinct members asking a minute
+	Askers  int64 // distinct members asking a minute: shoppers, or a /48's /64s
 	Failing int64 // distinct members with paid failures lately
 }
 

@@ -260,6 +260,34 @@ func TestPricerPricesA48(t *testing.T) {
 	}
 }
 
+// TestPricerOne64CannotRaiseIts48: one /64's accounts alone, however many
+// and whatever they do (2,000 accepted proofs, 500 shoppers asking, 500
+// with paid failures), price that /64 and leave the rest of its /48 at the
+// base: the /48 counts /64s.
+func TestPricerOne64CannotRaiseIts48(t *testing.T) {
+	for _, target := range testenv.RedisTargets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 5, 0, time.UTC)}
+			ps := newPricers(t, target, 10, clk)
+			busy := v6("2001:db8:1", 7)
+			for i := range 2000 {
+				ps.seen(i, busy)
+			}
+			for i := range 500 {
+				ps.ask(i, "bot"+strconv.Itoa(i), busy, pow.Asked)
+				ps.ask(i, "bot"+strconv.Itoa(i), busy, pow.Paid)
+			}
+			if d := ps.ask(0, "eve", busy, pow.Asked); d != pow.DefaultCeiling {
+				t.Fatalf("the busy /64 is asked %d, want the ceiling", d)
+			}
+			if d := ps.ask(1, "alice", v6("2001:db8:1", 8), pow.Asked); d != 10 {
+				t.Fatalf("another /64 of the busy /64's /48 is asked %d, want the base 10", d)
+			}
+		})
+	}
+}
+
 // v6 is the /64 numbered sub of the /48 wide, priced at both.
 func v6(wide string, sub int) pow.Network {
 	return pow.Network{Narrow: fmt.Sprintf("%s:%x::/64", wide, sub), Wide: wide + "::/48"}

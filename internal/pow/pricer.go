@@ -12,8 +12,9 @@ import (
 )
 
 // Pricer keeps the counts a Policy reads in Redis, so every server asks the
-// same of a network. Per network level and minute: a counter of accepted
-// proofs and a HyperLogLog of the members that asked (the rates are the
+// same of a network. Per network level and minute: a HyperLogLog of the
+// members that asked, and on the narrow level a counter of accepted
+// proofs (the rates are the
 // larger of this minute's and the last one's, so a new minute forgives
 // nothing); per level a HyperLogLog of the members with paid failures. Per
 // shopper: a counter of challenges asked for a minute and one of refused
@@ -44,8 +45,8 @@ func NewPricer(rdb redis.UniversalClient, keys keyspace.Space, p Policy, now fun
 func (p *Pricer) Ask(ctx context.Context, user string, net Network, o Outcome) (int, error) {
 	minute := p.now().Unix() / 60
 	pipe := p.rdb.Pipeline()
-	narrow := p.level(ctx, pipe, net.Narrow, user, minute, o)
-	wide := p.level(ctx, pipe, net.Wide, net.Narrow, minute, o)
+	narrow := p.level(ctx, pipe, net.Narrow, user, minute, o, true)
+	wide := p.level(ctx, pipe, net.Wide, net.Narrow, minute, o, false)
 	own := p.shopper(ctx, pipe, user, minute, o)
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return p.policy.Base, fmt.Errorf("price proof of work: %w", err)
@@ -53,15 +54,13 @@ func (p *Pricer) Ask(ctx context.Context, user string, net Network, o Outcome) (
 	return p.policy.Difficulty(narrow.load(), wide.load(), own.load()), nil
 }
 
-// Seen counts one request from net: a proof that passed.
+// Seen counts a proof that passed from net: toward its narrow network's
+// rate only. A wide network's rate would let one narrow network's accounts,
+// solving at their own raised price, raise everyone's in the wide one; a
+// farm spread over many narrow networks shows in the wide one's askers.
 func (p *Pricer) Seen(ctx context.Context, net Network) error {
-	minute := p.now().Unix() / 60
 	pipe := p.rdb.Pipeline()
-	for _, n := range []string{net.Narrow, net.Wide} {
-		if n != "" {
-			p.countRate(ctx, pipe, p.keys.PowRate(n, minute), 1)
-		}
-	}
+	p.countRate(ctx, pipe, p.keys.PowRate(net.Narrow, p.now().Unix()/60), 1)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return fmt.Errorf("count proof of work: %w", err)
 	}
@@ -76,16 +75,21 @@ type levelCmds struct {
 }
 
 // level queues on pipe what o of member adds to network (nothing when
-// network is empty) and the reads of its load.
-func (p *Pricer) level(ctx context.Context, pipe redis.Pipeliner, network, member string, minute int64, o Outcome) levelCmds {
+// network is empty) and the reads of its load, with its rate if rated.
+// Every member (a shopper of a narrow network, a narrow network of a wide
+// one) counts once however often it comes, so one member alone cannot
+// raise the level.
+func (p *Pricer) level(ctx context.Context, pipe redis.Pipeliner, network, member string, minute int64, o Outcome, rated bool) levelCmds {
 	if network == "" {
 		return levelCmds{}
 	}
 	askers := p.keys.PowAskers(network, minute)
 	pipe.PFAdd(ctx, askers, member)
 	pipe.Expire(ctx, askers, 2*time.Minute)
-	l := levelCmds{rate: pipe.Get(ctx, p.keys.PowRate(network, minute)), last: pipe.Get(ctx, p.keys.PowRate(network, minute-1)),
-		askers: pipe.PFCount(ctx, askers), before: pipe.PFCount(ctx, p.keys.PowAskers(network, minute-1))}
+	l := levelCmds{askers: pipe.PFCount(ctx, askers), before: pipe.PFCount(ctx, p.keys.PowAskers(network, minute-1))}
+	if rated {
+		l.rate, l.last = pipe.Get(ctx, p.keys.PowRate(network, minute)), pipe.Get(ctx, p.keys.PowRate(network, minute-1))
+	}
 	failing := p.keys.PowFailingShoppers(network)
 	if o == Paid {
 		pipe.PFAdd(ctx, failing, member)
@@ -121,7 +125,7 @@ func (p *Pricer) countRate(ctx context.Context, pipe redis.Pipeliner, key string
 
 // load is the level's Load once the pipeline ran; zero for no level.
 func (l levelCmds) load() Load {
-	if l.rate == nil {
+	if l.askers == nil {
 		return Load{}
 	}
 	return Load{Rate: max(count(l.rate), count(l.last)), Askers: max(l.askers.Val(), l.before.Val()), Failing: l.failing.Val()}
@@ -132,8 +136,11 @@ func (s shopperCmds) load() Own {
 	return Own{Asks: max(count(s.asks), count(s.last)), Failures: count(s.failures)}
 }
 
-// count is a counter's value, 0 when it does not exist.
+// count is a counter's value, 0 when it does not exist or was not read.
 func count(c *redis.StringCmd) int64 {
+	if c == nil {
+		return 0
+	}
 	n, err := c.Int64()
 	if err != nil {
 		return 0
