@@ -57,12 +57,13 @@ func (s Space) PowShopperAsks(user string, minute int64) string {
 // has come for a while (package pow's Pricer).
 func (s Space) PowShopperFailures(user string) string { return s.prefix + ":pow:fail:s:" + user }
 
-// PowFailingShoppers is a HyperLogLog of the shoppers of a client network
-// whose refused proofs had cost work, until none has come for a while. It
-// replaced a counter of all refusals under ":pow:fail:n:", whose old keys
-// expire unread.
-func (s Space) PowFailingShoppers(network string) string {
-	return s.prefix + ":pow:failing:n:" + network
+// PowFailingShoppers is a HyperLogLog of the members of a client network
+// (shoppers, or a wider network's narrow ones) whose refused proofs had
+// cost work, in one window of package pow's FailureMemory since the epoch.
+// It replaced a key per network under ":pow:failing:n:", and before that a
+// counter of all refusals under ":pow:fail:n:", whose old keys expire unread.
+func (s Space) PowFailingShoppers(network string, window int64) string {
+	return s.prefix + ":pow:failing:w:" + network + ":" + strconv.FormatInt(window, 10)
 }
 
 // Return is a ReturnsChannel message: stock came back to a sale, as its

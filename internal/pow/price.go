@@ -11,13 +11,13 @@ import (
 // NetworkAskersFree of its distinct shoppers asking a minute, whichever is
 // more, since that is what a farm of bots looks like from the server; and
 // one per doubling of its shoppers with paid failures (OutcomeOf) beyond
-// NetworkFailuresFree. A shopper counts once among a network's askers
+// NetworkFailuresFree, in this window of FailureMemory or the last. A shopper counts once among a network's askers
 // however often they ask, so free requests raise a network's price only by
 // bringing more accounts; together those network terms raise no one above
 // NetworkCeiling. A shopper pays one bit more per proof of theirs refused
 // lately, paid or not, and per doubling of the challenges they were handed
 // for the asking a minute beyond ShopperAsksFree: up to ShopperMax in all.
-// "Lately" is until FailureMemory has passed without a refusal.
+// A shopper's refusals count until FailureMemory passes without one.
 //
 // An IPv6 network is priced at two levels, its /64 and its /48, and the
 // higher term applies: a /48 holds 65,536 /64s, so priced per /64 alone it
@@ -78,13 +78,13 @@ type Network struct{ Narrow, Wide string }
 type Load struct {
 	Rate    int64 // proofs accepted a minute
 	Askers  int64 // distinct members asking a minute: shoppers, or a /48's /64s
-	Failing int64 // distinct members with paid failures lately
+	Failing int64 // distinct members with paid failures a window of FailureMemory
 }
 
 // Own is what a pricer counted of one shopper.
 type Own struct {
 	Asks     int64 // challenges handed out for the asking a minute
-	Failures int64 // proofs refused lately
+	Failures int64 // proofs refused until FailureMemory passes without one
 }
 
 // Difficulty is what the policy asks of a shopper whose own counts are own

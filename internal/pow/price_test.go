@@ -226,6 +226,33 @@ func TestPricerPaidRefusals(t *testing.T) {
 	}
 }
 
+// TestPricerFailingShoppersAgeOut: a network's failing shoppers are
+// forgotten after ten to twenty minutes even while other failures keep
+// coming: eleven fail at once, one more fails every minute, and twenty
+// minutes on only the last twenty minutes' few count.
+func TestPricerFailingShoppersAgeOut(t *testing.T) {
+	for _, target := range testenv.RedisTargets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 5, 0, time.UTC)}
+			ps := newPricers(t, target, 15, clk)
+			for i := range 11 {
+				ps.ask(i, "early"+strconv.Itoa(i), office, pow.Paid)
+			}
+			if d := ps.ask(0, "carol", office, pow.Asked); d != 16 {
+				t.Fatalf("carol on a network with 11 failing shoppers is asked %d, want 16", d)
+			}
+			for i := range 20 {
+				clk.Add(time.Minute)
+				ps.ask(i, "later"+strconv.Itoa(i), office, pow.Paid)
+			}
+			if d := ps.ask(0, "carol", office, pow.Asked); d != 15 {
+				t.Fatalf("twenty minutes on, with a failure a minute since, carol is asked %d, want the base", d)
+			}
+		})
+	}
+}
+
 // TestPricerPricesA48: a farm spreading its requests over 2,000 fresh /64s
 // of one /48 is priced as one network, with the /48's sixteenfold
 // allowance of distinct /64s, and so is its neighbour in another /64 of

@@ -13,12 +13,13 @@ import (
 
 // Pricer keeps the counts a Policy reads in Redis, so every server asks the
 // same of a network. Per network level and minute: a HyperLogLog of the
-// members that asked, and on the narrow level a counter of accepted
-// proofs (the rates are the
-// larger of this minute's and the last one's, so a new minute forgives
-// nothing); per level a HyperLogLog of the members with paid failures. Per
-// shopper: a counter of challenges asked for a minute and one of refused
-// proofs. A HyperLogLog stays within 12 kB however many accounts a farm
+// members that asked, and on the narrow level a counter of accepted proofs
+// (the rates are the larger of this minute's and the last one's, so a new
+// minute forgives nothing); per level and window of FailureMemory a
+// HyperLogLog of the members with paid failures (read as the larger of this
+// window's and the last one's: a member is remembered for one to two
+// windows). Per shopper: a counter of challenges asked for a minute and one
+// of refused proofs, kept until FailureMemory passes without one. A HyperLogLog stays within 12 kB however many accounts a farm
 // brings, and counts a member once however often it comes back; its count
 // is exact for a few dozen members (a hundred here, tried) and within
 // about 1% beyond, which moves a doubling's threshold by as much.
@@ -43,11 +44,12 @@ func NewPricer(rdb redis.UniversalClient, keys keyspace.Space, p Policy, now fun
 // network sees one more member, and the rest of their requests count on
 // their own term.
 func (p *Pricer) Ask(ctx context.Context, user string, net Network, o Outcome) (int, error) {
-	minute := p.now().Unix() / 60
+	now := p.now().Unix()
+	at := period{minute: now / 60, window: now / max(int64(p.policy.FailureMemory/time.Second), 1)}
 	pipe := p.rdb.Pipeline()
-	narrow := p.level(ctx, pipe, net.Narrow, user, minute, o, true)
-	wide := p.level(ctx, pipe, net.Wide, net.Narrow, minute, o, false)
-	own := p.shopper(ctx, pipe, user, minute, o)
+	narrow := p.level(ctx, pipe, net.Narrow, user, at, o, true)
+	wide := p.level(ctx, pipe, net.Wide, net.Narrow, at, o, false)
+	own := p.shopper(ctx, pipe, user, at.minute, o)
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return p.policy.Base, fmt.Errorf("price proof of work: %w", err)
 	}
@@ -67,11 +69,15 @@ func (p *Pricer) Seen(ctx context.Context, net Network) error {
 	return nil
 }
 
+// period is when a request is counted: its minute since the epoch, and its
+// window of FailureMemory.
+type period struct{ minute, window int64 }
+
 // levelCmds are the replies that make a network level's Load.
 type levelCmds struct {
-	rate, last     *redis.StringCmd
-	askers, before *redis.IntCmd
-	failing        *redis.IntCmd
+	rate, last      *redis.StringCmd
+	askers, before  *redis.IntCmd
+	failed, failing *redis.IntCmd
 }
 
 // level queues on pipe what o of member adds to network (nothing when
@@ -79,10 +85,11 @@ type levelCmds struct {
 // Every member (a shopper of a narrow network, a narrow network of a wide
 // one) counts once however often it comes, so one member alone cannot
 // raise the level.
-func (p *Pricer) level(ctx context.Context, pipe redis.Pipeliner, network, member string, minute int64, o Outcome, rated bool) levelCmds {
+func (p *Pricer) level(ctx context.Context, pipe redis.Pipeliner, network, member string, at period, o Outcome, rated bool) levelCmds {
 	if network == "" {
 		return levelCmds{}
 	}
+	minute := at.minute
 	askers := p.keys.PowAskers(network, minute)
 	pipe.PFAdd(ctx, askers, member)
 	pipe.Expire(ctx, askers, 2*time.Minute)
@@ -90,13 +97,22 @@ func (p *Pricer) level(ctx context.Context, pipe redis.Pipeliner, network, membe
 	if rated {
 		l.rate, l.last = pipe.Get(ctx, p.keys.PowRate(network, minute)), pipe.Get(ctx, p.keys.PowRate(network, minute-1))
 	}
-	failing := p.keys.PowFailingShoppers(network)
-	if o == Paid {
-		pipe.PFAdd(ctx, failing, member)
-		pipe.Expire(ctx, failing, p.policy.FailureMemory)
-	}
-	l.failing = pipe.PFCount(ctx, failing)
+	p.failing(ctx, pipe, &l, network, member, at.window, o)
 	return l
+}
+
+// failing queues on pipe adding member to network's failing ones of this
+// window if o is Paid, and the reads of this window's and the last one's.
+// A window's key expires once, two windows after it was first written
+// (EXPIRE NX): were each failure to push its expiry on, a network with a
+// failure every few minutes would never forget the others.
+func (p *Pricer) failing(ctx context.Context, pipe redis.Pipeliner, l *levelCmds, network, member string, window int64, o Outcome) {
+	cur := p.keys.PowFailingShoppers(network, window)
+	if o == Paid {
+		pipe.PFAdd(ctx, cur, member)
+		pipe.ExpireNX(ctx, cur, 2*p.policy.FailureMemory)
+	}
+	l.failed, l.failing = pipe.PFCount(ctx, p.keys.PowFailingShoppers(network, window-1)), pipe.PFCount(ctx, cur)
 }
 
 // shopperCmds are the replies that make a shopper's own term.
@@ -128,7 +144,8 @@ func (l levelCmds) load() Load {
 	if l.askers == nil {
 		return Load{}
 	}
-	return Load{Rate: max(count(l.rate), count(l.last)), Askers: max(l.askers.Val(), l.before.Val()), Failing: l.failing.Val()}
+	return Load{Rate: max(count(l.rate), count(l.last)), Askers: max(l.askers.Val(), l.before.Val()),
+		Failing: max(l.failed.Val(), l.failing.Val())}
 }
 
 // load is the shopper's own counts once the pipeline ran.
