@@ -2,6 +2,7 @@ package pow_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"testing"
@@ -248,6 +249,29 @@ func TestPricerFailingShoppersAgeOut(t *testing.T) {
 			}
 			if d := ps.ask(0, "carol", office, pow.Asked); d != 15 {
 				t.Fatalf("twenty minutes on, with a failure a minute since, carol is asked %d, want the base", d)
+			}
+		})
+	}
+}
+
+// TestPricerReportsEveryError: a read of a key not written yet (a routine
+// redis.Nil) does not hide an error of a later command of the pipeline
+// (here a key of the wrong type, as a failing cluster node would answer):
+// the pricer reports it, with the base, for the server to log and ask the
+// base.
+func TestPricerReportsEveryError(t *testing.T) {
+	for _, target := range testenv.RedisTargets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 5, 0, time.UTC)}
+			ps := newPricers(t, target, 15, clk)
+			window := clk.Now().Unix() / int64(pow.DefaultPolicy(15).FailureMemory/time.Second)
+			if err := ps.rdb.Set(context.Background(), ps.keys.PowFailingShoppers(office.Narrow, window), "not a HyperLogLog", time.Minute).Err(); err != nil {
+				t.Fatal(err)
+			}
+			d, err := ps.servers[0].Ask(context.Background(), "carol", office, pow.Asked)
+			if err == nil || errors.Is(err, redis.Nil) || d != 15 {
+				t.Fatalf("Ask with a failing command after a missing key: %d, %v; want the base 15 and the error", d, err)
 			}
 		})
 	}

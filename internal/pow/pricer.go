@@ -42,7 +42,7 @@ func NewPricer(rdb redis.UniversalClient, keys keyspace.Space, p Policy, now fun
 // request names its shopper among the narrow network's askers and its
 // narrow network among the wide one's: however often a shopper asks, the
 // network sees one more member, and the rest of their requests count on
-// their own term.
+// their own term. If any command fails, Ask returns the base and the error.
 func (p *Pricer) Ask(ctx context.Context, user string, net Network, o Outcome) (int, error) {
 	now := p.now().Unix()
 	at := period{minute: now / 60, window: now / max(int64(p.policy.FailureMemory/time.Second), 1)}
@@ -50,7 +50,7 @@ func (p *Pricer) Ask(ctx context.Context, user string, net Network, o Outcome) (
 	narrow := p.level(ctx, pipe, net.Narrow, user, at, o, true)
 	wide := p.level(ctx, pipe, net.Wide, net.Narrow, at, o, false)
 	own := p.shopper(ctx, pipe, user, at.minute, o)
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+	if err := firstErr(pipe.Exec(ctx)); err != nil {
 		return p.policy.Base, fmt.Errorf("price proof of work: %w", err)
 	}
 	return p.policy.Difficulty(narrow.load(), wide.load(), own.load()), nil
@@ -151,6 +151,21 @@ func (l levelCmds) load() Load {
 // load is the shopper's own counts once the pipeline ran.
 func (s shopperCmds) load() Own {
 	return Own{Asks: max(count(s.asks), count(s.last)), Failures: count(s.failures)}
+}
+
+// firstErr is the first error of a pipeline's commands but redis.Nil, the
+// routine answer of a read of a key not written yet. Exec reports only the
+// first error, which a redis.Nil would hide a failing node's behind.
+func firstErr(cmds []redis.Cmder, err error) error {
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return err
+	}
+	for _, c := range cmds {
+		if err := c.Err(); err != nil && !errors.Is(err, redis.Nil) {
+			return err
+		}
+	}
+	return nil
 }
 
 // count is a counter's value, 0 when it does not exist or was not read.
