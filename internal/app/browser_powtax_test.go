@@ -52,19 +52,21 @@ type pageFetch struct {
 }
 
 // TestBrowserProofOfWorkAfterForgers: ten accounts on one /24 send proofs
-// that cost nothing for a (simulated) minute, 600 of them; then a shopper
+// that cost nothing for a (simulated) minute, 600 of them, and as many
+// requests for a challenge and joins without a proof; then a shopper
 // on the same /24 joins the waiting room through the sale page in
 // Chromium, asked the base difficulty, solving in under two seconds from
 // the challenge's answer to the join leaving the page, accepted at once.
 // Before proofs were judged by the work they cost, those refusals raised
-// the /24 to 25 bits: minutes of solving.
+// the /24 to 25 bits: minutes of solving; before free requests counted
+// their accounts rather than themselves, those requests raised it to 20.
 //
 // Serial, like every browser test: see browser_test.go.
 func TestBrowserProofOfWorkAfterForgers(t *testing.T) {
 	clk := &aheadClock{}
 	s := start(t, clk, behindProxy, func(c *config.Config) { c.PurchaseTokens = true; c.PoWDifficulty = config.DefaultPoWDifficulty })
 	id := roomSale(t, s, 5, 1, clk.Now().Add(time.Hour))
-	forge(t, s, id, "203.0.113.", 10, func() { clk.Add(time.Second) })
+	forge(t, s, id, "203.0.113.", 10, 1, func() { clk.Add(time.Second) })
 
 	b := newTab(t, s)
 	b.signInAt("pat")

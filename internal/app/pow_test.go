@@ -201,10 +201,11 @@ func unsolved(challenge string, d int) string {
 	}
 }
 
-// TestProofOfWorkPricesNetworks: behind a trusted proxy, a /24 that asks for
-// challenges at a high rate is asked more, one bit per doubling beyond 60 a
-// minute, from any of its addresses and for a join too; another network is
-// asked the base.
+// TestProofOfWorkPricesNetworks: behind a trusted proxy, a /24 whose
+// accounts ask for challenges in numbers is asked more, one bit per
+// doubling beyond 30 shoppers a minute (a HyperLogLog: the 121st may read
+// as the 120th), from any of its addresses and for a join too; another
+// network is asked the base.
 func TestProofOfWorkPricesNetworks(t *testing.T) {
 	t.Parallel()
 	clk := newClock(t0)
@@ -215,7 +216,7 @@ func TestProofOfWorkPricesNetworks(t *testing.T) {
 		_, d := s.challenge(t, id, mintToken(t, "farm"+strconv.Itoa(i)), "X-Forwarded-For", fmt.Sprintf("203.0.113.%d", i%250+1))
 		seq = append(seq, d)
 	}
-	if seq[59] != testPowBits || seq[60] != testPowBits+1 || seq[120] != testPowBits+2 {
+	if seq[29] != testPowBits || seq[30] != testPowBits+1 || seq[60] != testPowBits+2 || seq[125] != testPowBits+3 {
 		t.Fatalf("the farm's difficulties: %v", seq)
 	}
 	if _, d := s.challenge(t, id, mintToken(t, "alice"), "X-Forwarded-For", "198.51.100.7"); d != testPowBits {
@@ -223,8 +224,8 @@ func TestProofOfWorkPricesNetworks(t *testing.T) {
 	}
 	// A join from the farm's network is refused at its price.
 	r := s.call(t, "POST", "/api/v1/items/"+itoa(id)+"/room", mintToken(t, "farm0"), nil, "X-Forwarded-For", "203.0.113.200")
-	if _, d := refusal(t, r); d != testPowBits+2 {
-		t.Fatalf("a join from the farm is asked %d bits, want %d", d, testPowBits+2)
+	if _, d := refusal(t, r); d != testPowBits+3 {
+		t.Fatalf("a join from the farm is asked %d bits, want %d", d, testPowBits+3)
 	}
 }
 

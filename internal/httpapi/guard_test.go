@@ -86,16 +86,19 @@ func TestSecurityHeadersAndRequestID(t *testing.T) {
 }
 
 // TestClientIPIgnoresForgedHeaders: X-Forwarded-For counts only from a
-// trusted proxy.
+// trusted proxy, and X-Real-IP never: a proxy that sets X-Forwarded-For may
+// pass a client's own X-Real-IP on, which would let the client name the
+// IP (and so the proof of work's network) its requests are counted at.
 func TestClientIPIgnoresForgedHeaders(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name    string
-		proxies []string
-		want    string
+		name, header string
+		proxies      []string
+		want         string
 	}{
-		{"no trusted proxy", nil, "192.0.2.7"},
-		{"peer is a trusted proxy", []string{"192.0.2.0/24"}, "203.0.113.9"},
+		{"no trusted proxy", "X-Forwarded-For", nil, "192.0.2.7"},
+		{"peer is a trusted proxy", "X-Forwarded-For", []string{"192.0.2.0/24"}, "203.0.113.9"},
+		{"X-Real-IP from a trusted proxy", "X-Real-IP", []string{"192.0.2.0/24"}, "192.0.2.7"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,7 +106,7 @@ func TestClientIPIgnoresForgedHeaders(t *testing.T) {
 			r.GET("/__ip", func(c *gin.Context) { c.String(200, c.ClientIP()) })
 			req := httptest.NewRequest("GET", "/__ip", nil)
 			req.RemoteAddr = "192.0.2.7:5555"
-			req.Header.Set("X-Forwarded-For", "203.0.113.9")
+			req.Header.Set(tc.header, "203.0.113.9")
 			w := httptest.NewRecorder()
 			r.ServeHTTP(w, req)
 			if w.Body.String() != tc.want {

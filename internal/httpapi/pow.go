@@ -124,13 +124,13 @@ func (g *guards) proofOfWork(c *gin.Context) {
 
 // refuseProof answers 403 proof_of_work_required with a fresh challenge for
 // a sale that exists (else item_not_found, as the route would), counted as
-// pow.OutcomeOf says: only a proof that cost work raises the price of
-// others on its network. The fresh challenge is priced at the network the
-// request came from, so spending elsewhere gains nothing. A refused proof
-// is not counted toward the network's rate (a spent one can be resent for
-// nothing), yet its challenge costs its shopper a bit more: a farm that
-// fetched its challenges that way to keep its rate down would halve its
-// counted rate, one bit, and pay that bit back.
+// pow.OutcomeOf says: a request that cost no work raises the price of
+// others on its network only as one more shopper among its askers. The
+// fresh challenge is priced at the network the request came from, so
+// spending elsewhere gains nothing. Every refusal names its shopper among
+// the askers as a request for a challenge does, so a farm cannot fetch its
+// challenges this way to stay out of that count, and a refusal costs its
+// shopper a bit more besides.
 func (g *guards) refuseProof(c *gin.Context, id int64, user string, net pow.Network, why error) {
 	ctx, p := c.Request.Context(), g.proofs
 	if p.sales != nil {

@@ -129,10 +129,14 @@ func New(d Deps) *gin.Engine {
 	g, r := a.guards, gin.New()
 	r.HandleMethodNotAllowed = true
 	// Gin trusts X-Forwarded-For from anyone unless told otherwise; a client
-	// could then pick the IP that rate limits and logs see.
+	// could then pick the IP that rate limits, the proof of work's network
+	// and logs see. It also reads X-Real-IP, which a proxy that sets
+	// X-Forwarded-For may pass on from the client as sent: only the one
+	// header a trusted proxy appends to counts.
 	if err := r.SetTrustedProxies(d.TrustedProxies); err != nil {
 		panic("httpapi: bad trusted proxies: " + err.Error()) // validated in config
 	}
+	r.RemoteIPHeaders = []string{"X-Forwarded-For"}
 	r.Use(g.recovery)
 	r.Use(requestLog(a.log), securityHeaders, d.Metrics.middleware, bodyDeadline(d.BodyTimeout), limitBody(1<<20))
 	r.NoRoute(func(c *gin.Context) { g.fail(c, errNoRoute) })

@@ -33,23 +33,37 @@ func (s Space) OrdersChannel() string { return s.prefix + ":orders-changed" }
 // package revoke); it expires with the session.
 func (s Space) RevokedSession(id string) string { return s.prefix + ":revoked-session:" + id }
 
-// PowRate counts the proof-of-work requests (challenges asked for, proofs
-// sent) from one client network in one minute since the epoch (package
-// pow's Pricer); it expires after the next minute, when it is no longer read.
+// PowRate counts the proofs of work accepted from one client network in
+// one minute since the epoch (package pow's Pricer); it expires after the
+// next minute, when it is no longer read.
 func (s Space) PowRate(network string, minute int64) string {
 	return s.prefix + ":pow:rate:" + network + ":" + strconv.FormatInt(minute, 10)
+}
+
+// PowAskers is a HyperLogLog of the members (shoppers of a network, or
+// networks of a wider one) whose requests reached package pow's Pricer in
+// one minute since the epoch; it expires after the next minute.
+func (s Space) PowAskers(network string, minute int64) string {
+	return s.prefix + ":pow:askers:" + network + ":" + strconv.FormatInt(minute, 10)
+}
+
+// PowShopperAsks counts the challenges a shopper was handed for the asking
+// in one minute since the epoch (package pow's Pricer).
+func (s Space) PowShopperAsks(user string, minute int64) string {
+	return s.prefix + ":pow:asks:s:" + user + ":" + strconv.FormatInt(minute, 10)
 }
 
 // PowShopperFailures counts the refused proofs of a shopper, until none
 // has come for a while (package pow's Pricer).
 func (s Space) PowShopperFailures(user string) string { return s.prefix + ":pow:fail:s:" + user }
 
-// PowFailingShoppers is a HyperLogLog of the shoppers of a client network
-// whose refused proofs had cost work, until none has come for a while. It
-// replaced a counter of all refusals under ":pow:fail:n:", whose old keys
-// expire unread.
-func (s Space) PowFailingShoppers(network string) string {
-	return s.prefix + ":pow:failing:n:" + network
+// PowFailingShoppers is a HyperLogLog of the members of a client network
+// (shoppers, or a wider network's narrow ones) whose refused proofs had
+// cost work, in one window of package pow's FailureMemory since the epoch.
+// It replaced a key per network under ":pow:failing:n:", and before that a
+// counter of all refusals under ":pow:fail:n:", whose old keys expire unread.
+func (s Space) PowFailingShoppers(network string, window int64) string {
+	return s.prefix + ":pow:failing:w:" + network + ":" + strconv.FormatInt(window, 10)
 }
 
 // Return is a ReturnsChannel message: stock came back to a sale, as its

@@ -2,11 +2,12 @@ package pow
 
 import "errors"
 
-// Outcome is what one request adds to the counts a Policy reads. Only work
-// may raise anyone else's price: a refused proof that cost its sender
-// nothing raises at most that sender's own difficulty, so accounts sending
-// garbage from behind an office's or a carrier's NAT cannot lock out the
-// people who share their address.
+// Outcome is what one request adds to the counts a Policy reads besides
+// its shopper's presence among the network's askers, which every request
+// adds once a minute however many it sends. No request that cost no work
+// adds more than that to anyone else's price: its count falls on its own
+// shopper, so a few accounts flooding requests from behind an office's or
+// a carrier's NAT cannot lock out the people who share their address.
 type Outcome int
 
 const (
@@ -14,15 +15,14 @@ const (
 	// proof that was missing (how every client starts), expired (it was
 	// signed here; a tab that slept) or sent from another network (a phone
 	// that moved from Wi-Fi to its carrier while solving). It counts toward
-	// the network's rate and is no failure.
+	// its shopper's asks a minute and is no failure.
 	Asked Outcome = iota
 	// Unpaid is a refused proof that cost its sender no work: a failure of
 	// its shopper only.
 	Unpaid
 	// Paid is a refused proof that cost its sender work: a failure of its
-	// shopper, and its shopper among the network's failing ones. Not a
-	// request of its network: the proof it resends was paid for once, and
-	// can be resent any number of times for nothing.
+	// shopper, and its shopper among the network's failing ones, counted
+	// once however often the proof, paid for once, is resent.
 	Paid
 )
 

@@ -2,6 +2,7 @@ package pow_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"testing"
@@ -28,24 +29,27 @@ func TestSteps(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
 		narrow, wide pow.Load
-		shopper      int64
+		own          pow.Own
 		want         int
 	}{
-		{"a quiet network", pow.Load{}, pow.Load{}, 0, 15},
-		{"a network at any rate stops at the ceiling", busy, pow.Load{}, 0, pow.DefaultCeiling},
-		{"so does a /48", pow.Load{}, busy, 0, pow.DefaultCeiling},
-		{"a /48 has sixteen /64s' allowance", pow.Load{}, pow.Load{Rate: 16 * 60, Failing: 16 * 10}, 0, 15},
-		{"beyond it, a bit per doubling", pow.Load{}, pow.Load{Rate: 16*60 + 1}, 0, 16},
-		{"the higher level applies", pow.Load{Rate: 61}, pow.Load{Rate: 4*16*60 + 1}, 0, 18},
-		{"rate and failing shoppers add up", pow.Load{Rate: 121, Failing: 11}, pow.Load{}, 0, 18},
-		{"a shopper's own failures go beyond the ceiling", busy, busy, 3, pow.DefaultCeiling + 3},
-		{"to at most eight bits and the maximum", busy, busy, 100, pow.MaxDifficulty},
+		{"a quiet network", pow.Load{}, pow.Load{}, pow.Own{}, 15},
+		{"a network at any rate stops at the ceiling", busy, pow.Load{}, pow.Own{}, pow.DefaultCeiling},
+		{"so does a /48", pow.Load{}, busy, pow.Own{}, pow.DefaultCeiling},
+		{"a /48 has sixteen /64s' allowance", pow.Load{}, pow.Load{Rate: 16 * 60, Askers: 16 * 30, Failing: 16 * 10}, pow.Own{}, 15},
+		{"beyond it, a bit per doubling", pow.Load{}, pow.Load{Rate: 16*60 + 1}, pow.Own{}, 16},
+		{"the higher level applies", pow.Load{Rate: 61}, pow.Load{Rate: 4*16*60 + 1}, pow.Own{}, 18},
+		{"rate and failing shoppers add up", pow.Load{Rate: 121, Failing: 11}, pow.Load{}, pow.Own{}, 18},
+		{"askers beyond thirty a minute", pow.Load{Askers: 31}, pow.Load{}, pow.Own{}, 16},
+		{"the larger of rate and askers, not both", pow.Load{Rate: 121, Askers: 61}, pow.Load{}, pow.Own{}, 17},
+		{"a shopper's own failures go beyond the ceiling", busy, busy, pow.Own{Failures: 3}, pow.DefaultCeiling + 3},
+		{"and their asks beyond ten a minute", pow.Load{}, pow.Load{}, pow.Own{Asks: 21, Failures: 1}, 18},
+		{"to at most eight bits and the maximum", busy, busy, pow.Own{Asks: 1e9, Failures: 100}, pow.MaxDifficulty},
 	} {
-		if got := p.Difficulty(tc.narrow, tc.wide, tc.shopper); got != tc.want {
+		if got := p.Difficulty(tc.narrow, tc.wide, tc.own); got != tc.want {
 			t.Errorf("%s: Difficulty = %d, want %d", tc.name, got, tc.want)
 		}
 	}
-	if d := pow.DefaultPolicy(22).Difficulty(busy, busy, 0); d != 22 {
+	if d := pow.DefaultPolicy(22).Difficulty(busy, busy, pow.Own{}); d != 22 {
 		t.Errorf("a base above the ceiling is asked %d for a busy network, want the base 22", d)
 	}
 }
@@ -90,44 +94,79 @@ var (
 )
 
 // TestPricerAdapts: with two servers' pricers sharing Redis (a single
-// Redis and a cluster), a network asking at a high rate is asked more, up
-// to the ceiling, and another network stays at the base; a new minute
-// forgives nothing at once.
+// Redis and a cluster), a network whose proofs are accepted at a high rate
+// is asked a bit more per doubling, and another network stays at the base;
+// a new minute forgives nothing at once.
 func TestPricerAdapts(t *testing.T) {
 	for _, target := range testenv.RedisTargets(t) {
 		t.Run(target.Name, func(t *testing.T) {
 			t.Parallel()
 			clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 5, 0, time.UTC)}
 			ps := newPricers(t, target, 10, clk)
-			var seq []int
-			for i := range 1000 {
-				seq = append(seq, ps.ask(i, "bot", farm, pow.Asked))
-				ps.seen(i, farm) // and its join
+			asked := func(i int, n pow.Network) int { return ps.ask(i, "shopper"+strconv.Itoa(i), n, pow.Asked) }
+			for i := range 2000 {
+				ps.seen(i, farm)
+				if i == 59 || i == 60 || i == 120 {
+					if d, want := asked(i, farm), 10+pow.Steps(int64(i+1), 60); d != want {
+						t.Fatalf("after %d accepted proofs a shopper of the farm is asked %d, want %d", i+1, d, want)
+					}
+				}
 			}
-			// 2,000 requests a minute: the 30th challenge (the 59th request)
-			// is at the base, the 31st (the 61st) one bit above, then one bit
-			// per doubling up to the last (the 1,999th), under the ceiling.
-			last := min(10+pow.Steps(1999, 60), pow.DefaultCeiling)
-			if seq[0] != 10 || seq[29] != 10 || seq[30] != 11 || seq[999] != last {
-				t.Fatalf("the farm's difficulties: first %d, 30th %d, 31st %d, last %d", seq[0], seq[29], seq[30], seq[999])
+			busy := 10 + pow.Steps(2000, 60)
+			if d := asked(0, farm); d != busy {
+				t.Fatalf("after 2,000 accepted proofs the farm is asked %d, want %d", d, busy)
 			}
-			if d := ps.ask(0, "alice", office, pow.Asked); d != 10 {
+			if d := asked(0, office); d != 10 {
 				t.Fatalf("another network is asked %d, want the base 10", d)
 			}
 			clk.Add(time.Minute) // a new minute: the last one's rate still counts
-			if d := ps.ask(1, "bot", farm, pow.Asked); d != 10+pow.Steps(2000, 60) {
+			if d := asked(1, farm); d != busy {
 				t.Fatalf("a minute on the farm is asked %d", d)
 			}
 			clk.Add(time.Minute) // two minutes without a request: back to the base
-			if d := ps.ask(0, "bot", farm, pow.Asked); d != 10 {
+			if d := asked(2, farm); d != 10 {
 				t.Fatalf("a quiet farm is asked %d, want the base", d)
 			}
 		})
 	}
 }
 
-// TestPricerUnpaidRefusals: refused proofs that cost nothing, from a
-// thousand accounts on one /24, raise each sender's own difficulty and no
+// TestPricerFreeRequests: requests that cost no work (challenges asked for,
+// proofs missing or refused unpaid) raise a network's price only by the
+// accounts they bring. Two accounts sending 1,200 each in a minute raise
+// their own difficulties and no one else's; a hundred accounts asking once
+// each are a hundred shoppers, two doublings beyond thirty.
+func TestPricerFreeRequests(t *testing.T) {
+	for _, target := range testenv.RedisTargets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 5, 0, time.UTC)}
+			ps := newPricers(t, target, 10, clk)
+			for i := range 2400 {
+				ps.ask(i, "bot"+strconv.Itoa(i%2), farm, pow.Asked)
+			}
+			if d := ps.ask(0, "carol", farm, pow.Asked); d != 10 {
+				t.Fatalf("carol on a network of two accounts asking 2,400 times is asked %d, want the base 10", d)
+			}
+			if d := ps.ask(0, "bot0", farm, pow.Asked); d != 10+pow.Steps(1201, 10) {
+				t.Fatalf("a bot that asked 1,200 times is asked %d, want its own %d bits more", d, pow.Steps(1201, 10))
+			}
+			clk.Add(time.Minute) // the last minute's asks still count on the bot, not the network
+			if d := ps.ask(1, "carol", farm, pow.Asked); d != 10 {
+				t.Fatalf("carol a minute on is asked %d, want the base", d)
+			}
+			for i := range 97 {
+				ps.ask(i, "account"+strconv.Itoa(i), office, pow.Asked)
+			}
+			if d := ps.ask(0, "dave", office, pow.Asked); d != 10+pow.Steps(98, 30) {
+				t.Fatalf("the 98th shopper asking on one network is asked %d, want %d", d, 10+pow.Steps(98, 30))
+			}
+		})
+	}
+}
+
+// TestPricerUnpaidRefusals: refused proofs that cost nothing, 3,000 from
+// twenty accounts on one /24, raise each sender's own difficulty and no
 // one else's: another shopper there is asked the base.
 func TestPricerUnpaidRefusals(t *testing.T) {
 	for _, target := range testenv.RedisTargets(t) {
@@ -136,10 +175,10 @@ func TestPricerUnpaidRefusals(t *testing.T) {
 			clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 5, 0, time.UTC)}
 			ps := newPricers(t, target, 10, clk)
 			for i := range 3000 {
-				ps.ask(i, "bot"+strconv.Itoa(i%1000), farm, pow.Unpaid)
+				ps.ask(i, "bot"+strconv.Itoa(i%20), farm, pow.Unpaid)
 			}
-			if d := ps.ask(0, "bot0", farm, pow.Unpaid); d != 10+4 {
-				t.Fatalf("a bot after four unpaid refusals is asked %d, want its own 4 bits more", d)
+			if d := ps.ask(0, "bot0", farm, pow.Unpaid); d != 10+8 {
+				t.Fatalf("a bot after 151 unpaid refusals is asked %d, want its own 8 bits more", d)
 			}
 			if d := ps.ask(0, "carol", farm, pow.Asked); d != 10 {
 				t.Fatalf("carol on a network of 3,000 unpaid refusals is asked %d, want the base 10", d)
@@ -188,40 +227,121 @@ func TestPricerPaidRefusals(t *testing.T) {
 	}
 }
 
+// TestPricerFailingShoppersAgeOut: a network's failing shoppers are
+// forgotten after ten to twenty minutes even while other failures keep
+// coming: eleven fail at once, one more fails every minute, and twenty
+// minutes on only the last twenty minutes' few count.
+func TestPricerFailingShoppersAgeOut(t *testing.T) {
+	for _, target := range testenv.RedisTargets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 5, 0, time.UTC)}
+			ps := newPricers(t, target, 15, clk)
+			for i := range 11 {
+				ps.ask(i, "early"+strconv.Itoa(i), office, pow.Paid)
+			}
+			if d := ps.ask(0, "carol", office, pow.Asked); d != 16 {
+				t.Fatalf("carol on a network with 11 failing shoppers is asked %d, want 16", d)
+			}
+			for i := range 20 {
+				clk.Add(time.Minute)
+				ps.ask(i, "later"+strconv.Itoa(i), office, pow.Paid)
+			}
+			if d := ps.ask(0, "carol", office, pow.Asked); d != 15 {
+				t.Fatalf("twenty minutes on, with a failure a minute since, carol is asked %d, want the base", d)
+			}
+		})
+	}
+}
+
+// TestPricerReportsEveryError: a read of a key not written yet (a routine
+// redis.Nil) does not hide an error of a later command of the pipeline
+// (here a key of the wrong type, as a failing cluster node would answer):
+// the pricer reports it, with the base, for the server to log and ask the
+// base.
+func TestPricerReportsEveryError(t *testing.T) {
+	for _, target := range testenv.RedisTargets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 5, 0, time.UTC)}
+			ps := newPricers(t, target, 15, clk)
+			window := clk.Now().Unix() / int64(pow.DefaultPolicy(15).FailureMemory/time.Second)
+			if err := ps.rdb.Set(context.Background(), ps.keys.PowFailingShoppers(office.Narrow, window), "not a HyperLogLog", time.Minute).Err(); err != nil {
+				t.Fatal(err)
+			}
+			d, err := ps.servers[0].Ask(context.Background(), "carol", office, pow.Asked)
+			if err == nil || errors.Is(err, redis.Nil) || d != 15 {
+				t.Fatalf("Ask with a failing command after a missing key: %d, %v; want the base 15 and the error", d, err)
+			}
+		})
+	}
+}
+
 // TestPricerPricesA48: a farm spreading its requests over 2,000 fresh /64s
 // of one /48 is priced as one network, with the /48's sixteenfold
-// allowance, and so is its neighbour in another /64 of that /48; a /64 of
-// another /48 stays at the base. A busy /64 is priced by itself.
+// allowance of distinct /64s, and so is its neighbour in another /64 of
+// that /48; a /64 of another /48 stays at the base. A busy /64 is priced
+// by itself.
 func TestPricerPricesA48(t *testing.T) {
 	for _, target := range testenv.RedisTargets(t) {
 		t.Run(target.Name, func(t *testing.T) {
 			t.Parallel()
 			clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 5, 0, time.UTC)}
 			ps := newPricers(t, target, 10, clk)
-			v6 := func(wide string, sub int) pow.Network {
-				return pow.Network{Narrow: fmt.Sprintf("%s:%x::/64", wide, sub), Wide: wide + "::/48"}
-			}
 			var d int
 			for i := range 2000 {
 				d = ps.ask(i, "bot"+strconv.Itoa(i), v6("2001:db8:1", i), pow.Asked)
 			}
-			if want := 10 + pow.Steps(2000, 16*60); d != want {
+			if want := 10 + pow.Steps(2000, 16*30); d != want {
 				t.Fatalf("the 2,000th /64 of one /48 is asked %d, want %d", d, want)
 			}
-			if got := ps.ask(0, "alice", v6("2001:db8:1", 0xffff), pow.Asked); got != 12 {
-				t.Fatalf("a fresh /64 of the farm's /48 is asked %d, want 12", got)
+			if got, want := ps.ask(0, "alice", v6("2001:db8:1", 0xffff), pow.Asked), 10+pow.Steps(2001, 16*30); got != want {
+				t.Fatalf("a fresh /64 of the farm's /48 is asked %d, want %d", got, want)
 			}
 			if got := ps.ask(0, "alice", v6("2001:db8:2", 0), pow.Asked); got != 10 {
 				t.Fatalf("a /64 of another /48 is asked %d, want the base", got)
 			}
 			for i := range 200 {
-				d = ps.ask(i, "bot", v6("2001:db8:3", 7), pow.Asked)
+				d = ps.ask(i, "bot"+strconv.Itoa(i), v6("2001:db8:3", 7), pow.Asked)
 			}
-			if want := 10 + pow.Steps(200, 60); d != want {
-				t.Fatalf("a /64 asking 200 times is asked %d, want %d", d, want)
+			if want := 10 + pow.Steps(200, 30); d != want {
+				t.Fatalf("200 shoppers of one /64 are asked %d, want %d", d, want)
 			}
 		})
 	}
+}
+
+// TestPricerOne64CannotRaiseIts48: one /64's accounts alone, however many
+// and whatever they do (2,000 accepted proofs, 500 shoppers asking, 500
+// with paid failures), price that /64 and leave the rest of its /48 at the
+// base: the /48 counts /64s.
+func TestPricerOne64CannotRaiseIts48(t *testing.T) {
+	for _, target := range testenv.RedisTargets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			clk := &clock{t: time.Date(2026, 11, 22, 10, 0, 5, 0, time.UTC)}
+			ps := newPricers(t, target, 10, clk)
+			busy := v6("2001:db8:1", 7)
+			for i := range 2000 {
+				ps.seen(i, busy)
+			}
+			for i := range 500 {
+				ps.ask(i, "bot"+strconv.Itoa(i), busy, pow.Asked)
+				ps.ask(i, "bot"+strconv.Itoa(i), busy, pow.Paid)
+			}
+			if d := ps.ask(0, "eve", busy, pow.Asked); d != pow.DefaultCeiling {
+				t.Fatalf("the busy /64 is asked %d, want the ceiling", d)
+			}
+			if d := ps.ask(1, "alice", v6("2001:db8:1", 8), pow.Asked); d != 10 {
+				t.Fatalf("another /64 of the busy /64's /48 is asked %d, want the base 10", d)
+			}
+		})
+	}
+}
+
+// v6 is the /64 numbered sub of the /48 wide, priced at both.
+func v6(wide string, sub int) pow.Network {
+	return pow.Network{Narrow: fmt.Sprintf("%s:%x::/64", wide, sub), Wide: wide + "::/48"}
 }
 
 // TestOutcomeOf: only a proof spent before, which passed every check and so
