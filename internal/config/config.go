@@ -135,8 +135,8 @@ func Load(getenv func(string) string) (Config, error) {
 		// 32,768 hashes expected: a median of about a tenth of a second
 		// in headless Chromium on a busy 2-core machine, nine in ten
 		// solves under 0.4 s (docs/benchmarks.md); 16 bits doubled
-		// that, putting the slowest tenth over a second. Each doubling
-		// of a network's rate, and each refused proof, doubles it.
+		// that, putting the slowest tenth over a second. A network pays
+		// more only for work or accounts (internal/pow/price.go).
 		PoWDifficulty: r.integer("SECKILL_POW_DIFFICULTY", DefaultPoWDifficulty),
 		DrawKeys:      r.drawKeys("SECKILL_DRAW_KEY"),
 		MinReplicas:   r.replicas("SECKILL_REDIS_MIN_REPLICAS"),

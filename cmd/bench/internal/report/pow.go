@@ -41,7 +41,8 @@ type PowResult struct {
 	// NativeRate is SHA-256 solve attempts a second in Go on one core, the
 	// cheapest a farm can hash without special hardware.
 	NativeRate float64 `json:"native_hashes_per_second"`
-	// NetworkFree is the requests a minute a network makes at the base.
+	// NetworkFree is the proofs a minute a network has accepted at the base
+	// (one an entry).
 	NetworkFree int64 `json:"network_free_per_minute"`
 }
 
@@ -145,8 +146,8 @@ func powNote(p *PowResult) []string {
 		"(a median of 0.69 × 2^d hashes, a p90 of 2.3 × 2^d), so the figures move between runs. The verify figures run the check, then the whole guard "+
 		"one verify at a time against the benchmark's Redis. The farm asks the pricer (pow.Pricer, real Redis) for %s challenges from one /24, each followed by "+
 		"its entry, as fast as Redis answers; its CPU is computed, not spent: the sum over entries of 2^d expected hashes, divided by the hash rate Go "+
-		"measured on one core (a farm with GPUs pays less; one that stays within %d requests a minute per /24, a challenge and an entry each, pays "+
+		"measured on one core (a farm with GPUs pays less; one that stays within %d accepted proofs a minute per /24, one an entry, with few accounts, pays "+
 		"the base but needs %.1f hours for %s entries).",
 		len(p.BrowserMs), p.Chromium, Thousands(float64(p.FarmEntries)), p.NetworkFree,
-		Ratio(float64(p.FarmEntries)*2, float64(p.NetworkFree))/60, Thousands(float64(p.FarmEntries)))}
+		Ratio(float64(p.FarmEntries), float64(p.NetworkFree))/60, Thousands(float64(p.FarmEntries)))}
 }
