@@ -40,7 +40,7 @@ func (s *Service) seedOf(it catalog.Item) ([]byte, error) {
 	if it.DrawKeyID != nil {
 		keyID = *it.DrawKeyID
 	}
-	seed, err := s.drawKeys.Seed(keyID, it.DrawNonce, it.DrawCommitment)
+	seed, err := s.drawKeys.Seed(it.ID, keyID, it.DrawNonce, it.DrawCommitment)
 	if err != nil {
 		return nil, fmt.Errorf("seed of sale %d: %w: %w", it.ID, errNoSeed, err)
 	}
