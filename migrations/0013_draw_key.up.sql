@@ -10,5 +10,6 @@ ALTER TABLE items
     ADD COLUMN draw_commitment BINARY(32)  NULL;
 
 -- Draws made before: their seed is already stored, and they are drawn from
--- it (draw_nonce NULL); the commitment they published is its hash.
+-- it (draw_nonce NULL) if SECKILL_DRAW_LEGACY_SALES lists them; the
+-- commitment they published is its hash.
 UPDATE items SET draw_commitment = UNHEX(SHA2(draw_seed, 256)) WHERE draw_seed IS NOT NULL;

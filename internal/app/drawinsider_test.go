@@ -1,12 +1,15 @@
 package app_test
 
 import (
+	"crypto/rand"
+	"crypto/sha256"
 	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/seckill/seckill/internal/config"
 	"github.com/seckill/seckill/internal/testenv"
 )
 
@@ -45,6 +48,46 @@ func TestDrawNonceCopied(t *testing.T) {
 	}
 	notDrawn(t, s, target)
 }
+
+// TestDrawLegacyShapeRefused: an insider who can write MySQL rewrites a
+// draw sale, before its entries open, into the shape of a draw made before
+// draw keys (no nonce, a stored seed of their choice, its hash as the
+// commitment). SECKILL_DRAW_LEGACY_SALES, which MySQL cannot change, does
+// not list it, so it is not drawn, least of all with the chosen seed: the
+// job says so in its log on every run.
+func TestDrawLegacyShapeRefused(t *testing.T) {
+	t.Parallel()
+	var logs lockedBuffer
+	clk := newClock(t0)
+	s := startLogged(t, clk, slog.New(slog.NewJSONHandler(&logs, nil)), drawLegacy(1000))
+	target := s.newDraw(t, t0.Add(time.Hour))
+	chosen := make([]byte, 32)
+	rand.Read(chosen)
+	commitment := sha256.Sum256(chosen)
+	err := s.db.Gorm.Exec("UPDATE items SET draw_nonce = NULL, draw_key_id = NULL, draw_seed = ?, draw_commitment = ? WHERE id = ?",
+		chosen, commitment[:], target).Error
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Set(t0.Add(time.Hour))
+	if open := s.draw(t, target); open.Phase != "entries_open" || *open.SeedSHA256 != sha(chosen) || open.Seed != nil {
+		t.Fatalf("the rewritten sale: %+v, want the chosen seed's commitment %s", open, sha(chosen))
+	}
+	s.enterMany(t, target, "legacy-shape", 3)
+	clk.Add(10 * time.Minute)
+	waitRefusals(t, &logs, target)
+	if d := s.draw(t, target); d.Phase != "drawing" || d.Seed != nil {
+		t.Fatalf("the rewritten sale was drawn (chosen seed %x): %+v", chosen, d)
+	}
+	var drawn, placed int
+	err = s.db.Gorm.Raw("SELECT COUNT(drawn_at), (SELECT COUNT(place) FROM draw_entries WHERE item_id = ?) FROM items WHERE id = ?",
+		target, target).Row().Scan(&drawn, &placed)
+	if err != nil || drawn != 0 || placed != 0 {
+		t.Fatalf("the rewritten sale was drawn: drawn %d, places %d (%v)", drawn, placed, err)
+	}
+}
+
+func drawLegacy(ids ...int64) option { return func(c *config.Config) { c.DrawLegacy = ids } }
 
 // newDraw creates a draw sale of one size whose entries open at opens.
 func (s *server) newDraw(tb testing.TB, opens time.Time) int64 {

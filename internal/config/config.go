@@ -60,6 +60,7 @@ type Config struct {
 	PoW            bool             // SECKILL_POW: joining a waiting room (or entering a draw) needs a proof of work; "off" turns it off
 	PoWDifficulty  int              // SECKILL_POW_DIFFICULTY: the base difficulty in leading zero bits, before adapting
 	DrawKeys       drawkey.Ring     // SECKILL_DRAW_KEY: "ID:BASE64" keys, current first, that draws' seeds derive from; none = no draw sales
+	DrawLegacy     []int64          // SECKILL_DRAW_LEGACY_SALES: comma-separated ids of draws made before draw keys, drawn from their stored seed; none by default
 }
 
 // DefaultPoWDifficulty is SECKILL_POW_DIFFICULTY's default.
@@ -133,6 +134,7 @@ func Load(getenv func(string) string) (Config, error) {
 		// of a network's rate, and each refused proof, doubles it.
 		PoWDifficulty: r.integer("SECKILL_POW_DIFFICULTY", DefaultPoWDifficulty),
 		DrawKeys:      r.drawKeys("SECKILL_DRAW_KEY"),
+		DrawLegacy:    r.ids("SECKILL_DRAW_LEGACY_SALES"),
 	}
 	if r.err != nil {
 		return Config{}, r.err

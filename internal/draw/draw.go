@@ -43,6 +43,9 @@ type Service struct {
 	out   *webhook.Writer // events for the shop's systems; nil: none
 	// drawKeys derive the seeds of sales at their draw (UseKeys).
 	drawKeys drawkey.Ring
+	// legacy are the draws made before draw keys that may be drawn from
+	// their stored seed (UseLegacySales).
+	legacy map[int64]bool
 
 	mu        sync.Mutex
 	proofs    map[int64]builtProof        // drawn sales' published draws
