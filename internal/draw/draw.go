@@ -23,6 +23,10 @@ var (
 	ErrEntriesNotOpen = errors.New("draw: entries are not open yet")
 	ErrEntriesClosed  = errors.New("draw: entries are closed")
 	ErrNoEntry        = errors.New("draw: the shopper has not entered")
+	// ErrEntryIDTaken: the entry secret gives an entry id that another
+	// shopper's entry holds (a legacy id, which a chosen secret can
+	// match); nothing is written.
+	ErrEntryIDTaken = errors.New("draw: the entry id is another entry's")
 	// ErrVariantRequired: the sale has several variants and none was named.
 	ErrVariantRequired = errors.New("draw: the sale has several variants and none was named")
 )
