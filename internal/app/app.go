@@ -119,6 +119,10 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.draws.UseOutbox(a.outbox)
 	a.sales.UseDrawKeys(cfg.DrawKeys)
 	a.draws.UseKeys(cfg.DrawKeys)
+	a.draws.UseLegacySales(cfg.DrawLegacy)
+	if len(cfg.DrawLegacy) > 0 {
+		a.log.Info("draws made before draw keys, drawn from their stored seed", "item_ids", cfg.DrawLegacy)
+	}
 	if len(cfg.DrawKeys) == 0 {
 		a.log.Warn("SECKILL_DRAW_KEY is not set: draw sales cannot be created, and draws made under a key are not drawn here")
 	} else {

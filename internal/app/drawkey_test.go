@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -34,10 +35,12 @@ func newDrawKey(id string) ([]byte, drawkey.Ring) {
 	return secret, r
 }
 
-// seedUnder is the README's seed: HMAC-SHA256(key, "seckill draw seed v1" || nonce).
-func seedUnder(key, nonce []byte) []byte {
+// seedUnder is the README's seed of sale id: HMAC-SHA256(key, "seckill draw
+// seed v1" || id as 8 bytes big-endian || nonce).
+func seedUnder(key []byte, id int64, nonce []byte) []byte {
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte("seckill draw seed v1"))
+	m.Write(binary.BigEndian.AppendUint64(nil, uint64(id)))
 	m.Write(nonce)
 	return m.Sum(nil)
 }
@@ -92,15 +95,15 @@ func TestDrawSeedHiddenFromInsiders(t *testing.T) {
 	}
 	// The seed is the key's function of the nonce; no other key, and no
 	// value read standing in for the key or hashed alone, gives it.
-	if !bytes.Equal(seedUnder(testDrawKey, nonce), seed) {
-		t.Fatalf("the published seed is not HMAC-SHA256(key, label || nonce)")
+	if !bytes.Equal(seedUnder(testDrawKey, id, nonce), seed) {
+		t.Fatalf("the published seed is not HMAC-SHA256(key, label || id || nonce)")
 	}
 	wrong, _ := newDrawKey("wrong")
-	if sha(seedUnder(wrong, nonce)) == *open.SeedSHA256 {
+	if sha(seedUnder(wrong, id, nonce)) == *open.SeedSHA256 {
 		t.Fatal("a wrong key gives the commitment")
 	}
 	for _, v := range read {
-		if h := sha256.Sum256(v); bytes.Equal(h[:], seed) || bytes.Equal(seedUnder(v, nonce), seed) {
+		if h := sha256.Sum256(v); bytes.Equal(h[:], seed) || bytes.Equal(seedUnder(v, id, nonce), seed) {
 			t.Fatalf("the seed is computable from a value read during entries: %q", v)
 		}
 	}

@@ -14,8 +14,8 @@ import (
 
 // TestDrawMadeBeforeDrawKeys: a draw created by the release before draw
 // keys, its seed stored from its creation, keeps the commitment it
-// published through the upgrade (migration 13) and is drawn from that seed,
-// checkably.
+// published through the upgrade (migration 13) and, listed in
+// SECKILL_DRAW_LEGACY_SALES, is drawn from that seed, checkably.
 func TestDrawMadeBeforeDrawKeys(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -39,7 +39,7 @@ func TestDrawMadeBeforeDrawKeys(t *testing.T) {
 
 	// A server of this release on that database: it migrates it at start.
 	cfg := start(t, newClock(t0)).cfg
-	cfg.HTTPAddr, cfg.MySQLDSN = "127.0.0.1:0", db.DSN
+	cfg.HTTPAddr, cfg.MySQLDSN, cfg.DrawLegacy = "127.0.0.1:0", db.DSN, []int64{1}
 	_, cfg.RedisPrefix = testenv.RedisOn(t, cfg.Redis)
 	clk := newClock(t0)
 	s := launch(t, clk, quiet(), cfg, db)

@@ -79,7 +79,7 @@ func TestDrawKeyRotation(t *testing.T) {
 	if err := s.db.Gorm.Raw("SELECT draw_nonce FROM items WHERE id = ?", id).Row().Scan(&nonce); err != nil {
 		t.Fatal(err)
 	}
-	if seed := unhex(t, d.Seed); sha(seed) != *open.SeedSHA256 || string(seedUnder(keyA, nonce)) != string(seed) {
+	if seed := unhex(t, d.Seed); sha(seed) != *open.SeedSHA256 || string(seedUnder(keyA, id, nonce)) != string(seed) {
 		t.Fatalf("drawn with seed %x, committed to %s", seed, *open.SeedSHA256)
 	}
 	checkPublished(t, rotated, id, d, *open.SeedSHA256)

@@ -29,9 +29,9 @@ var (
 	// ErrRetired: the sale is retired (see RetiredAt); it is never warmed
 	// or changed again.
 	ErrRetired = errors.New("catalog: the sale is retired")
-	// ErrDrawUnsealed: a new draw sale came without its nonce, key id and
-	// commitment, or with a seed, which must never be stored before it is
-	// drawn.
+	// ErrDrawUnsealed: a new draw sale came without a sealer to give it
+	// its nonce, key id and commitment, or with a seed, which must never be
+	// stored before it is drawn.
 	ErrDrawUnsealed = errors.New("catalog: a draw sale must be created sealed, without its seed")
 )
 

@@ -10,6 +10,8 @@ import (
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+
+	"github.com/seckill/seckill/internal/drawkey"
 )
 
 // Store reads and writes items in MySQL.
@@ -21,11 +23,25 @@ func NewStore(db *gorm.DB) *Store { return &Store{db: db} }
 // TableName maps Item onto the items table; its fields need no tags.
 func (Item) TableName() string { return "items" }
 
+// Sealer seals the draw of sale itemID, inserted but not yet committed
+// (drawkey.Ring.Seal): the seed derives from the sale's id, known only once
+// its row is inserted.
+type Sealer func(itemID int64) (drawkey.Sealed, error)
+
 // Create inserts it and its variants with all of their stock available and
 // returns it with ids and timestamps. A sale given no variants gets one,
 // DefaultLabel, holding its StockTotal; otherwise its StockTotal is the sum
-// of theirs. It returns ErrLabelTaken for two variants of one label.
+// of theirs. It returns ErrLabelTaken for two variants of one label, and
+// ErrDrawUnsealed for a draw sale (made with CreateDraw).
 func (s *Store) Create(ctx context.Context, it Item) (Item, error) {
+	return s.CreateDraw(ctx, it, nil)
+}
+
+// CreateDraw is Create for a sale of either mode; a draw sale is sealed by
+// seal in the insert's transaction, so no draw sale is ever stored unsealed.
+// It returns seal's errors, and ErrDrawUnsealed for a draw sale without a
+// sealer or with a seed.
+func (s *Store) CreateDraw(ctx context.Context, it Item, seal Sealer) (Item, error) {
 	if len(it.Variants) == 0 {
 		it.Variants = []Variant{{Label: DefaultLabel, StockTotal: it.StockTotal}}
 	}
@@ -40,11 +56,12 @@ func (s *Store) Create(ctx context.Context, it Item) (Item, error) {
 		it.Mode = ModeFirstCome
 	}
 	if it.IsDraw() {
-		// The caller sealed the draw (package drawkey): the seed is fixed
-		// before the first entry and never stored before the draw.
-		if len(it.DrawNonce) == 0 || it.DrawKeyID == nil || len(it.DrawCommitment) == 0 || it.DrawSeed != nil {
+		// The seed is fixed before the first entry and never stored
+		// before the draw; what the caller brought is not trusted.
+		if seal == nil || it.DrawSeed != nil {
 			return Item{}, fmt.Errorf("create item: %w", ErrDrawUnsealed)
 		}
+		it.DrawNonce, it.DrawKeyID, it.DrawCommitment = nil, nil, nil
 		it.DrawSalt = make([]byte, 16)
 		rand.Read(it.DrawSalt)
 	}
@@ -52,6 +69,11 @@ func (s *Store) Create(ctx context.Context, it Item) (Item, error) {
 		variants := it.Variants
 		if err := tx.Create(&it).Error; err != nil {
 			return err
+		}
+		if it.IsDraw() {
+			if err := sealDraw(tx, it.ID, seal); err != nil {
+				return err
+			}
 		}
 		for i := range variants {
 			variants[i].ItemID = it.ID
@@ -62,6 +84,17 @@ func (s *Store) Create(ctx context.Context, it Item) (Item, error) {
 		return Item{}, fmt.Errorf("create item: %w", err)
 	}
 	return s.Get(ctx, it.ID)
+}
+
+// sealDraw writes the seal of the draw sale id, just inserted in tx.
+func sealDraw(tx *gorm.DB, id int64, seal Sealer) error {
+	sealed, err := seal(id)
+	if err != nil {
+		return err
+	}
+	return tx.Model(&Item{}).Where("id = ?", id).Updates(map[string]any{
+		"draw_nonce": sealed.Nonce, "draw_key_id": sealed.KeyID, "draw_commitment": sealed.Commitment,
+	}).Error
 }
 
 // translate names the one constraint a caller can break by its input.

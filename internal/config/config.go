@@ -60,6 +60,7 @@ type Config struct {
 	PoW            bool             // SECKILL_POW: joining a waiting room (or entering a draw) needs a proof of work; "off" turns it off
 	PoWDifficulty  int              // SECKILL_POW_DIFFICULTY: the base difficulty in leading zero bits, before adapting
 	DrawKeys       drawkey.Ring     // SECKILL_DRAW_KEY: "ID:BASE64" keys, current first, that draws' seeds derive from; none = no draw sales
+	DrawLegacy     []int64          // SECKILL_DRAW_LEGACY_SALES: comma-separated ids of draws made before draw keys, drawn from their stored seed; none by default
 	MinReplicas    int              // SECKILL_REDIS_MIN_REPLICAS: replicas that must hold a reservation before its 202; AutoReplicas = decide from Redis (app.applyDurability)
 	ReplicaTimeout time.Duration    // SECKILL_REDIS_REPLICA_TIMEOUT: how long a purchase batch waits for them
 }
@@ -139,6 +140,7 @@ func Load(getenv func(string) string) (Config, error) {
 		// more only for work or accounts (internal/pow/price.go).
 		PoWDifficulty: r.integer("SECKILL_POW_DIFFICULTY", DefaultPoWDifficulty),
 		DrawKeys:      r.drawKeys("SECKILL_DRAW_KEY"),
+		DrawLegacy:    r.ids("SECKILL_DRAW_LEGACY_SALES"),
 		MinReplicas:   r.replicas("SECKILL_REDIS_MIN_REPLICAS"),
 		// On one network a replica is a millisecond behind; 200 ms rides
 		// out a hiccup and still answers a shopper well within a second.

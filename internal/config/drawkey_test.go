@@ -48,3 +48,23 @@ func TestDrawKey(t *testing.T) {
 		})
 	}
 }
+
+// TestDrawLegacySales: no sale is listed by default; ids are read in
+// order; anything but positive integers stops the server.
+func TestDrawLegacySales(t *testing.T) {
+	t.Parallel()
+	c, err := config.Load(env(secrets(nil)))
+	if err != nil || len(c.DrawLegacy) != 0 {
+		t.Fatalf("unset: %v, %v", c.DrawLegacy, err)
+	}
+	c, err = config.Load(env(secrets(map[string]string{"SECKILL_DRAW_LEGACY_SALES": " 12, 7,"})))
+	if err != nil || len(c.DrawLegacy) != 2 || c.DrawLegacy[0] != 12 || c.DrawLegacy[1] != 7 {
+		t.Fatalf("two sales: %v, %v", c.DrawLegacy, err)
+	}
+	for _, v := range []string{"x", "0", "-3", "1,2.5", "9223372036854775808"} {
+		_, err := config.Load(env(secrets(map[string]string{"SECKILL_DRAW_LEGACY_SALES": v})))
+		if !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), "SECKILL_DRAW_LEGACY_SALES") {
+			t.Errorf("%q: err = %v, want ErrInvalid naming SECKILL_DRAW_LEGACY_SALES", v, err)
+		}
+	}
+}

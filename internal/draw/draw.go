@@ -23,6 +23,10 @@ var (
 	ErrEntriesNotOpen = errors.New("draw: entries are not open yet")
 	ErrEntriesClosed  = errors.New("draw: entries are closed")
 	ErrNoEntry        = errors.New("draw: the shopper has not entered")
+	// ErrEntryIDTaken: the entry secret gives an entry id that another
+	// shopper's entry holds (a legacy id, which a chosen secret can
+	// match); nothing is written.
+	ErrEntryIDTaken = errors.New("draw: the entry id is another entry's")
 	// ErrVariantRequired: the sale has several variants and none was named.
 	ErrVariantRequired = errors.New("draw: the sale has several variants and none was named")
 )
@@ -43,6 +47,9 @@ type Service struct {
 	out   *webhook.Writer // events for the shop's systems; nil: none
 	// drawKeys derive the seeds of sales at their draw (UseKeys).
 	drawKeys drawkey.Ring
+	// legacy are the draws made before draw keys that may be drawn from
+	// their stored seed (UseLegacySales).
+	legacy map[int64]bool
 
 	mu        sync.Mutex
 	proofs    map[int64]builtProof        // drawn sales' published draws

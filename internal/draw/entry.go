@@ -1,6 +1,7 @@
 package draw
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -128,20 +129,44 @@ func upsertEntry(tx *gorm.DB, it catalog.Item, user string, variantID int64, sec
 		}
 	}
 	id := EntryID(it.DrawSalt, secret, user)
-	// MySQL applies the assignments in order: entry_id reads the secret
-	// stored before this statement.
-	update := "entry_id = VALUES(entry_id), entry_secret = VALUES(entry_secret), "
+	// The row a duplicate key finds may be another shopper's: a legacy id,
+	// SHA-256(salt || user_id), is SHA-256(salt || secret || user_id') when
+	// user_id is 32 chosen bytes followed by user_id'. Every assignment is
+	// kept to the shopper's own row, and entered tells whether it was
+	// reached. MySQL applies the assignments in order: entry_id reads the
+	// secret stored before this statement.
+	update := "entry_id = IF(" + mine + ", VALUES(entry_id), entry_id), entry_secret = IF(" + mine + ", VALUES(entry_secret), entry_secret), "
 	if keep {
-		update = "entry_id = IF(entry_secret IS NULL, VALUES(entry_id), entry_id), entry_secret = IFNULL(entry_secret, VALUES(entry_secret)), "
+		update = "entry_id = IF(" + mine + " AND entry_secret IS NULL, VALUES(entry_id), entry_id), " +
+			"entry_secret = IF(" + mine + ", IFNULL(entry_secret, VALUES(entry_secret)), entry_secret), "
 	}
 	err := tx.Exec("INSERT INTO draw_entries (item_id, entry_id, user_id, entry_secret, variant_id, entered_at) VALUES (?, ?, ?, ?, ?, ?) "+
-		"ON DUPLICATE KEY UPDATE "+update+"variant_id = VALUES(variant_id)",
+		"ON DUPLICATE KEY UPDATE "+update+"variant_id = IF("+mine+", VALUES(variant_id), variant_id)",
 		it.ID, id, user, secret, variantID, now.UTC().Truncate(time.Millisecond)).Error
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		// The shopper's own row, given the new id, met another's.
+		return entryRow{}, fmt.Errorf("entry id %s: %w", id, ErrEntryIDTaken)
+	}
 	if err != nil {
 		return entryRow{}, err
 	}
 	var row entryRow
-	return row, tx.Take(&row, "item_id = ? AND user_id = ?", it.ID, user).Error
+	err = tx.Take(&row, "item_id = ? AND user_id = ?", it.ID, user).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) || err == nil && !entered(row, id, secret, keep) {
+		return entryRow{}, fmt.Errorf("entry id %s: %w", id, ErrEntryIDTaken)
+	}
+	return row, err
+}
+
+// mine holds in an upsert's assignments when the row the duplicate key
+// found is the entering shopper's.
+const mine = "user_id = VALUES(user_id)"
+
+// entered tells whether the upsert wrote the shopper's row rather than
+// meeting another's: the row has the new id, or, keeping its secret, has a
+// secret of its own that is not the fresh one.
+func entered(row entryRow, id string, fresh []byte, keep bool) bool {
+	return row.EntryID == id || keep && row.EntrySecret != nil && !bytes.Equal(row.EntrySecret, fresh)
 }
 
 // entryOf is an entry as its shopper sees it before the draw.

@@ -98,8 +98,9 @@ func (s *Service) draw(ctx context.Context, id int64) error {
 		return s.out.Add(tx, drawnEvents(it, now, rows)...)
 	})
 	if errors.Is(err, errNoSeed) {
-		s.log.ErrorContext(ctx, "sale not drawn: its seed cannot be derived with the draw keys configured; it stays drawing "+
-			"until a server holding its key draws it", "item_id", id, "err", err)
+		s.log.ErrorContext(ctx, "sale not drawn: its seed cannot be derived with the draw keys configured (or, made before "+
+			"draw keys, it is not in SECKILL_DRAW_LEGACY_SALES); it stays drawing until a server that can derive it draws it",
+			"item_id", id, "err", err)
 	}
 	if err != nil {
 		return fmt.Errorf("draw sale %d: %w", id, err)

@@ -1,5 +1,5 @@
-// Package drawkey derives a draw's seed from a key the servers hold and a
-// random nonce of the sale, so that what MySQL, Redis, a replica or a
+// Package drawkey derives a draw's seed from a key the servers hold, the
+// sale's id and a random nonce of the sale, so that what MySQL, Redis, a replica or a
 // backup hold during entries (the nonce and SHA-256 of the seed) does not
 // tell anyone the seed: whoever could read it before the close could try
 // user ids offline and enter the one that wins. The seed exists only in a
@@ -17,6 +17,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/binary"
 	"errors"
 	"fmt"
 )
@@ -42,7 +43,9 @@ const (
 	MaxIDLen   = 16
 )
 
-// label keeps this HMAC's outputs apart from any other use of the key.
+// label keeps this HMAC's outputs apart from any other use of the key. The
+// sale's id joined the message before any release derived a seed without
+// it, so the label stayed v1.
 const label = "seckill draw seed v1"
 
 // Key is one draw key and the id sales record it by.
@@ -70,10 +73,10 @@ type Sealed struct {
 	Commitment []byte
 }
 
-// Seal draws a fresh nonce for a new sale under the current key and returns
-// it with its commitment; the seed itself is not kept. It returns ErrNoKey
-// when no key is configured.
-func (r Ring) Seal() (Sealed, error) {
+// Seal draws a fresh nonce for the new sale itemID under the current key and
+// returns it with its commitment; the seed itself is not kept. It returns
+// ErrNoKey when no key is configured.
+func (r Ring) Seal(itemID int64) (Sealed, error) {
 	if len(r) == 0 {
 		return Sealed{}, fmt.Errorf("seal a draw: %w", ErrNoKey)
 	}
@@ -81,20 +84,22 @@ func (r Ring) Seal() (Sealed, error) {
 	if _, err := rand.Read(nonce); err != nil {
 		return Sealed{}, fmt.Errorf("seal a draw: %w", err)
 	}
-	sum := sha256.Sum256(derive(r[0].secret, nonce))
+	sum := sha256.Sum256(derive(r[0].secret, itemID, nonce))
 	return Sealed{Nonce: nonce, KeyID: r[0].ID, Commitment: sum[:]}, nil
 }
 
-// Seed derives the seed of a sale made under key keyID with nonce, and
-// checks it against the sale's commitment. It returns ErrUnknownKey for a
+// Seed derives the seed of sale itemID, made under key keyID with nonce, and
+// checks it against the sale's commitment. The sale's id is part of what is
+// derived, so a nonce copied from another sale gives another seed, which
+// fails the commitment copied with it. It returns ErrUnknownKey for a
 // key id not in the ring and ErrCommitment for a seed that does not match:
 // the draw must then not run, rather than run with another seed.
-func (r Ring) Seed(keyID string, nonce, commitment []byte) ([]byte, error) {
+func (r Ring) Seed(itemID int64, keyID string, nonce, commitment []byte) ([]byte, error) {
 	for _, k := range r {
 		if k.ID != keyID {
 			continue
 		}
-		seed := derive(k.secret, nonce)
+		seed := derive(k.secret, itemID, nonce)
 		sum := sha256.Sum256(seed)
 		if subtle.ConstantTimeCompare(sum[:], commitment) != 1 {
 			return nil, fmt.Errorf("derive the seed under key %q: %w", keyID, ErrCommitment)
@@ -113,10 +118,15 @@ func (r Ring) IDs() []string {
 	return ids
 }
 
-// derive is the seed: HMAC-SHA256(key, label || nonce).
-func derive(key, nonce []byte) []byte {
+// derive is the seed: HMAC-SHA256(key, label || item id as 8 bytes
+// big-endian || nonce). The id binds the seed to its sale: without it, an
+// insider who can write MySQL could copy a drawn sale's nonce, key id and
+// commitment into a sale not yet open and so know its seed, public since
+// the first sale's draw.
+func derive(key []byte, itemID int64, nonce []byte) []byte {
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte(label))
+	m.Write(binary.BigEndian.AppendUint64(nil, uint64(itemID)))
 	m.Write(nonce)
 	return m.Sum(nil)
 }

@@ -16,54 +16,59 @@ import (
 func b64(b byte, n int) string { return base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{b}, n)) }
 
 // TestSeedVector: the seed is HMAC-SHA256(key, "seckill draw seed v1" ||
-// nonce), as computed apart from Go by
-// `openssl dgst -sha256 -mac HMAC -macopt hexkey:0101…` over that message.
+// item id as 8 bytes big-endian || nonce), as computed apart from Go by
+// `openssl dgst -sha256 -mac HMAC -macopt hexkey:0101…` over that message
+// (item 7: 0000000000000007).
 func TestSeedVector(t *testing.T) {
 	r, err := drawkey.Parse("k1:" + b64(1, 32))
 	if err != nil {
 		t.Fatal(err)
 	}
 	nonce := bytes.Repeat([]byte{2}, 32)
-	commitment, _ := hex.DecodeString("98a60b61c3b9b4de108adba32cf4900b4777d255c072597312d6cdd4e971422e")
-	seed, err := r.Seed("k1", nonce, commitment)
+	commitment, _ := hex.DecodeString("ee594c7042282ce8b37138d622e14e96b520732eed2f6052828fda3d56be977a")
+	seed, err := r.Seed(7, "k1", nonce, commitment)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := hex.EncodeToString(seed); got != "c2c116b43f9f709febca0451a67f30b65a5e48adf1ca9558a818442e4f2cfea6" {
+	if got := hex.EncodeToString(seed); got != "3844f3c996ac899d679392699028c21bba645ec5a0b9503f956b891fdab79fd6" {
 		t.Fatalf("seed %s", got)
 	}
 }
 
 // TestSealThenSeed: a sale sealed under the current key is derived again by
 // a ring that still holds that key, current or not; a ring without it, or
-// with other bytes under its id, refuses.
+// with other bytes under its id, or the sealed values under another sale's
+// id, refuses.
 func TestSealThenSeed(t *testing.T) {
 	a, b := "A:"+b64(0xa, 32), "B:"+b64(0xb, 48)
 	ringA, _ := drawkey.Parse(a)
-	s, err := ringA.Seal()
+	s, err := ringA.Seal(41)
 	if err != nil || s.KeyID != "A" || len(s.Nonce) != drawkey.NonceSize || len(s.Commitment) != sha256.Size {
 		t.Fatalf("seal: %+v %v", s, err)
 	}
-	if again, _ := ringA.Seal(); bytes.Equal(again.Nonce, s.Nonce) {
+	if again, _ := ringA.Seal(41); bytes.Equal(again.Nonce, s.Nonce) {
 		t.Fatal("two sales got one nonce")
 	}
 	rotated, _ := drawkey.Parse(b + "," + a)
-	seed, err := rotated.Seed(s.KeyID, s.Nonce, s.Commitment)
+	seed, err := rotated.Seed(41, s.KeyID, s.Nonce, s.Commitment)
 	if sum := sha256.Sum256(seed); err != nil || !bytes.Equal(sum[:], s.Commitment) {
 		t.Fatalf("rotated ring: %x %v", seed, err)
 	}
-	if next, _ := rotated.Seal(); next.KeyID != "B" {
+	if next, _ := rotated.Seal(42); next.KeyID != "B" {
 		t.Fatalf("a new sale under %q, want the current key B", next.KeyID)
 	}
 	withoutA, _ := drawkey.Parse(b)
-	if _, err := withoutA.Seed("A", s.Nonce, s.Commitment); !errors.Is(err, drawkey.ErrUnknownKey) {
+	if _, err := withoutA.Seed(41, "A", s.Nonce, s.Commitment); !errors.Is(err, drawkey.ErrUnknownKey) {
 		t.Fatalf("ring without A: %v", err)
 	}
 	otherA, _ := drawkey.Parse("A:" + b64(0xc, 32))
-	if _, err := otherA.Seed("A", s.Nonce, s.Commitment); !errors.Is(err, drawkey.ErrCommitment) {
+	if _, err := otherA.Seed(41, "A", s.Nonce, s.Commitment); !errors.Is(err, drawkey.ErrCommitment) {
 		t.Fatalf("other bytes under A: %v", err)
 	}
-	if _, err := drawkey.Ring(nil).Seal(); !errors.Is(err, drawkey.ErrNoKey) {
+	if _, err := ringA.Seed(42, "A", s.Nonce, s.Commitment); !errors.Is(err, drawkey.ErrCommitment) {
+		t.Fatalf("sale 41's nonce and commitment copied to sale 42: %v", err)
+	}
+	if _, err := drawkey.Ring(nil).Seal(1); !errors.Is(err, drawkey.ErrNoKey) {
 		t.Fatalf("empty ring: %v", err)
 	}
 }

@@ -124,6 +124,7 @@ var (
 	errEntriesNotOpen = apiErr(http.StatusConflict, "entries_not_open", "entries to this draw are not open yet")
 	errEntriesClosed  = apiErr(http.StatusConflict, "entries_closed", "entries to this draw are closed")
 	errNoEntry        = apiErr(http.StatusNotFound, "entry_not_found", "you have not entered this draw")
+	errEntryIDTaken   = apiErr(http.StatusConflict, "entry_id_taken", "this entry secret gives an entry id another entry holds: choose another secret")
 	errEntrySecret    = &Error{Status: http.StatusBadRequest, Code: "invalid_entry_secret", Field: "entry_secret",
 		Message: "entry_secret must be 32 random bytes in lowercase hex (64 digits), or left out"}
 	errNoWaitingRoom = apiErr(http.StatusConflict, "no_waiting_room",
@@ -217,6 +218,7 @@ var errorTable = []struct {
 	{draw.ErrEntriesClosed, errEntriesClosed},
 	{draw.ErrNoEntry, errNoEntry},
 	{draw.ErrInvalidEntrySecret, errEntrySecret},
+	{draw.ErrEntryIDTaken, errEntryIDTaken},
 	{room.ErrNotWarmed, errWarming},
 	{stock.ErrOverLimit, errOverLimit},
 	{stock.ErrSoldOut, errSoldOut},

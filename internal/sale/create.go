@@ -2,7 +2,6 @@ package sale
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/catalog"
@@ -18,16 +17,9 @@ func (s *Service) UseDrawKeys(r drawkey.Ring) { s.drawKeys = r }
 // retry, so a failed warm is logged and the first purchase warms the sale.
 // The sale is recorded in the audit log as created. It returns MySQL's
 // errors, and for a draw sale drawkey.ErrNoKey when no draw key is
-// configured (nothing is written then).
+// configured (the insert is rolled back: nothing is written).
 func (s *Service) Create(ctx context.Context, it catalog.Item) (catalog.Item, error) {
-	if it.IsDraw() {
-		sealed, err := s.drawKeys.Seal()
-		if err != nil {
-			return catalog.Item{}, fmt.Errorf("create item: %w", err)
-		}
-		it.DrawNonce, it.DrawKeyID, it.DrawCommitment = sealed.Nonce, &sealed.KeyID, sealed.Commitment
-	}
-	it, err := s.items.Create(ctx, it)
+	it, err := s.items.CreateDraw(ctx, it, s.drawKeys.Seal)
 	if err != nil {
 		return catalog.Item{}, err
 	}
