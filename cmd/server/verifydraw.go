@@ -39,12 +39,12 @@ func (e *exitError) Unwrap() error { return e.err }
 
 func exit(status int, err error) error { return &exitError{status: status, err: err} }
 
-const verifyUsage = "usage: seckill verify-draw [-commitment HEX] [-user ID -secret HEX | -entry HEX] URL " +
+const verifyUsage = "usage: seckill verify-draw [-commitment HEX] [-salt HEX] [-user ID -secret HEX | -entry HEX] URL " +
 	"(URL: the sale page or /api/v1/items/{id}/draw)"
 
 // verifyFlags are verify-draw's flags.
 type verifyFlags struct {
-	commitment, user, secret, entry string
+	commitment, salt, user, secret, entry string
 }
 
 // verifyDraw is `seckill verify-draw`: it fetches a published draw (its
@@ -63,12 +63,7 @@ func verifyDraw(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return exit(exitFails, err)
 	}
-	against := draw.Against{Commitment: f.commitment, EntryID: f.entry}
-	if f.user != "" && p.Salt != nil {
-		salt, _ := hex.DecodeString(*p.Salt)
-		secret, _ := draw.ParseSecret(f.secret) // checked by parseVerifyArgs
-		against.EntryID = draw.EntryID(salt, secret, f.user)
-	}
+	against := draw.Against{Commitment: f.commitment, Salt: f.salt, EntryID: f.entry, UserID: f.user, Secret: f.secret}
 	c, err := draw.Verify(p, against)
 	if errors.Is(err, draw.ErrNothingPublished) {
 		return exit(exitFails, fmt.Errorf("nothing to check yet: %w", err))
@@ -81,6 +76,11 @@ func verifyDraw(ctx context.Context, args []string, out io.Writer) error {
 			"a forger can publish a new seed with its own matching seed_sha256. Run again with -commitment, "+
 			"the value the draw page and your entry answer showed while entries were open"))
 	}
+	if c.SaltUnchecked {
+		return exit(exitUnconfirmed, errors.New("NOT CONFIRMED: your entry id was computed from the salt the draw publishes now, "+
+			"which was not checked against one seen when you entered; whoever knows every entry secret can re-salt a drawn draw "+
+			"until the rankings suit them. Run again with -salt, the value your entry answer and the draw page showed"))
+	}
 	return nil
 }
 
@@ -89,6 +89,7 @@ func parseVerifyArgs(args []string, out io.Writer) (verifyFlags, string, error) 
 	fs := flag.NewFlagSet("verify-draw", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.StringVar(&f.commitment, "commitment", "", "the draw's commitment (seed_sha256) as seen before the close of entries")
+	fs.StringVar(&f.salt, "salt", "", "the draw's salt as seen when you entered (salt in the entry answer)")
 	fs.StringVar(&f.user, "user", "", "your user id: with -secret, find your entry and its place")
 	fs.StringVar(&f.secret, "secret", "", "your entry secret (entry_secret in the entry answer; kept by the draw page)")
 	fs.StringVar(&f.entry, "entry", "", "an entry id to find, instead of -user and -secret")
@@ -107,6 +108,9 @@ func parseVerifyArgs(args []string, out io.Writer) (verifyFlags, string, error) 
 	}
 	if _, err := hex.DecodeString(f.commitment); err != nil {
 		return f, "", fmt.Errorf("-commitment must be 64 hex digits, got %q", f.commitment)
+	}
+	if _, err := hex.DecodeString(f.salt); err != nil || (f.salt != "" && len(f.salt) != 32) {
+		return f, "", fmt.Errorf("-salt must be 32 hex digits, got %q", f.salt)
 	}
 	if _, err := draw.ParseSecret(f.secret); f.secret != "" && err != nil {
 		return f, "", fmt.Errorf("-secret: %w", err)

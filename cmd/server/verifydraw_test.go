@@ -34,6 +34,9 @@ func argsOf(v drawvec.Vector) []string {
 	if v.Commitment != "" {
 		args = append(args, "-commitment", v.Commitment)
 	}
+	if s := v.Shopper; s != nil && s.Salt != "" {
+		args = append(args, "-salt", s.Salt)
+	}
 	if s := v.Shopper; s != nil && s.EntryID != "" {
 		args = append(args, "-entry", s.EntryID)
 	} else if s != nil {
@@ -92,6 +95,7 @@ func TestVerifyDrawUsage(t *testing.T) {
 		"short commitment":      {"-commitment", "abc", "http://x/sale/7"},
 		"-user without -secret": {"-user", "ann", "http://x/sale/7"},
 		"bad secret":            {"-user", "ann", "-secret", "xyz", "http://x/sale/7"},
+		"short salt":            {"-salt", "abcd", "http://x/sale/7"},
 		"-entry and -user":      {"-entry", strings.Repeat("a", 64), "-user", "ann", "-secret", strings.Repeat("a", 64), "http://x/sale/7"},
 		"not http":              {"ftp://x/sale/7"},
 	} {

@@ -27,15 +27,14 @@ import (
 )
 
 // vectorsInPage runs each vector through the page's check
-// (web/static/drawcheck.js) as the check page does: the shopper's entry id
-// from their secret and the published salt, held with the commitment kept.
+// (web/static/drawcheck.js) as the check page does: held to the commitment
+// and salt kept, the shopper's entry id from their secret under the salt.
 const vectorsInPage = `(async (vs) => {
-  const { checkDraw, entryID } = await import('/static/drawcheck.js');
+  const { checkDraw } = await import('/static/drawcheck.js');
   const out = {};
   for (const v of vs) {
-    const s = v.shopper;
-    const id = s ? (s.entry_id || await entryID(v.draw && v.draw.salt, s.entry_secret, s.user_id)) : '';
-    const r = await checkDraw(v.draw, { commitment: v.commitment, entryID: id });
+    const s = v.shopper || {};
+    const r = await checkDraw(v.draw, { commitment: v.commitment, salt: s.salt, entryID: s.entry_id, secret: s.entry_secret, userID: s.user_id });
     out[v.name] = { verdict: r.verdict, problem: r.problem || undefined,
       shopper: r.mine ? { variant_id: r.mine.variant_id, place: r.mine.place, outcome: r.mine.outcome } : undefined };
   }

@@ -21,6 +21,7 @@ var (
 	ErrWinners            = errors.New("draw: the winners are not the heads of the rankings")
 	ErrBackfill           = errors.New("draw: the units passed on did not go down the rankings")
 	ErrEntryMissing       = errors.New("draw: the shopper's entry is not among the entries")
+	ErrSaltMismatch       = errors.New("draw: the salt is not the one seen when the shopper entered")
 )
 
 var problems = []struct {
@@ -30,6 +31,7 @@ var problems = []struct {
 	{ErrMalformed, "malformed"}, {ErrNothingPublished, "nothing_published"},
 	{ErrCommitmentMismatch, "commitment_mismatch"}, {ErrSeedMismatch, "seed_mismatch"},
 	{ErrWinners, "winners_wrong"}, {ErrBackfill, "backfill_wrong"}, {ErrEntryMissing, "entry_missing"},
+	{ErrSaltMismatch, "salt_mismatch"},
 }
 
 // Problem is the code of what Verify found wrong, "" for none.
@@ -50,8 +52,28 @@ type Against struct {
 	// none was kept, and then the seed is checked only against the
 	// document's own commitment.
 	Commitment string
-	// EntryID is the checking shopper's entry id; "" for none.
-	EntryID string
+	// Salt is the salt (hex) seen when the shopper entered; "" when none
+	// was kept. A forger who knows every secret (the server's database)
+	// can re-salt a drawn draw, recomputing every entry id, until the
+	// rankings suit them: only a salt kept from before binds the ids.
+	Salt string
+	// The checking shopper: the entry id kept at entry (which binds the
+	// salt by itself), or their user id and entry secret, from which the
+	// id is computed under Salt, or the published salt when none was kept.
+	EntryID, UserID, Secret string
+}
+
+// entryID is the checking shopper's entry id under the published salt
+// (the kept one, once Verify checked they are the same); "" for none.
+func (a Against) entryID(salt string) (string, error) {
+	if a.Secret == "" {
+		return strings.ToLower(a.EntryID), nil
+	}
+	secret, err := ParseSecret(a.Secret)
+	if err != nil {
+		return "", err
+	}
+	return EntryID(mustHex(salt), secret, a.UserID), nil
 }
 
 // Check is what Verify found of a published draw.
@@ -59,10 +81,13 @@ type Check struct {
 	Drawn                    bool
 	Entries, Winners, Passed int
 	CommitmentChecked        bool // against one kept from before the close
-	Ranking                  map[int64][]Ticket
-	Mine                     *Standing // the checked shopper's entry, once drawn
-	units                    map[int64]int
-	passedOn                 map[int64]int
+	// SaltUnchecked: the shopper's entry id was computed from the
+	// published salt, kept nowhere, so a re-salted draw would pass.
+	SaltUnchecked bool
+	Ranking       map[int64][]Ticket
+	Mine          *Standing // the checked shopper's entry, once drawn
+	units         map[int64]int
+	passedOn      map[int64]int
 }
 
 // Outcomes of an entry in a drawn draw.
@@ -96,7 +121,7 @@ func (c Check) Verdict(err error) string {
 	switch {
 	case err != nil:
 		return VerdictFail
-	case !c.CommitmentChecked:
+	case !c.CommitmentChecked || c.SaltUnchecked:
 		return VerdictUnconfirmed
 	}
 	return VerdictPass
@@ -123,10 +148,19 @@ func Verify(p Proof, against Against) (Check, error) {
 	if err != nil {
 		return Check{}, err
 	}
-	c := Check{Entries: p.EntryCount, CommitmentChecked: against.Commitment != "", units: u}
+	c := Check{Entries: p.EntryCount, CommitmentChecked: against.Commitment != "", units: u,
+		SaltUnchecked: against.Secret != "" && against.Salt == ""}
 	if kept := strings.ToLower(against.Commitment); kept != "" && kept != *p.SeedSHA256 {
 		return Check{}, fmt.Errorf("%w: the draw now publishes the commitment %s, but %s was published before the close: the seed was changed",
 			ErrCommitmentMismatch, *p.SeedSHA256, kept)
+	}
+	if kept := strings.ToLower(against.Salt); kept != "" && kept != *p.Salt {
+		return Check{}, fmt.Errorf("%w: the draw now publishes the salt %s, but %s was published when you entered: every entry id was changed",
+			ErrSaltMismatch, *p.Salt, kept)
+	}
+	mine, err := against.entryID(*p.Salt)
+	if err != nil {
+		return Check{}, err
 	}
 	if p.Phase != PhaseDrawn {
 		return c, nil
@@ -134,10 +168,10 @@ func Verify(p Proof, against Against) (Check, error) {
 	if err := c.recompute(p); err != nil {
 		return Check{}, err
 	}
-	if against.EntryID != "" {
-		c.Mine = c.standing(strings.ToLower(against.EntryID))
+	if mine != "" {
+		c.Mine = c.standing(mine)
 		if c.Mine == nil {
-			return Check{}, fmt.Errorf("%w: entry %s is not among the %d published entries", ErrEntryMissing, against.EntryID, len(*p.Entries))
+			return Check{}, fmt.Errorf("%w: entry %s is not among the %d published entries", ErrEntryMissing, mine, len(*p.Entries))
 		}
 	}
 	return c, nil

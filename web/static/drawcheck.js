@@ -53,10 +53,13 @@ export async function rank(seedHex, entries) {
 
 // checkDraw checks a published draw d against what the shopper kept from
 // before the close: kept.commitment (the seed_sha256 seen then; absent when
-// this device kept none) and kept.entryID (theirs; absent for none). It
-// returns {verdict: 'pass' | 'unconfirmed' | 'fail', problem, message,
-// drawn, variants (each with its ranking), mine (their entry's variant_id,
-// place, outcome: won, backfilled or waitlist)}.
+// this device kept none), kept.salt (the salt seen at entry; absent for
+// none), and their entry: kept.secret with kept.userID (the id computed
+// under the salt), or kept.entryID (the id kept at entry, which binds the
+// salt by itself). It returns {verdict: 'pass' | 'unconfirmed' | 'fail',
+// problem, message, drawn, saltUnchecked, variants (each with its ranking),
+// mine (their entry's variant_id, place, outcome: won, backfilled or
+// waitlist)}.
 export async function checkDraw(d, kept = {}) {
   try {
     return await verify(d, kept);
@@ -72,7 +75,16 @@ async function verify(d, kept) {
   if (commitment && commitment !== d.seed_sha256) {
     throw new Failed(Problem.commitment, `The draw now publishes the commitment ${d.seed_sha256}, but ${commitment} was shown when you entered: the seed was changed.`);
   }
-  const out = { verdict: commitment ? 'pass' : 'unconfirmed', problem: '', message: '', drawn: d.phase === 'drawn', variants: [], mine: null };
+  // A forger who knows every secret can re-salt a drawn draw until the
+  // rankings suit them: only the salt kept at entry binds the entry ids.
+  const salt = (kept.salt || '').toLowerCase();
+  if (salt && salt !== d.salt) {
+    throw new Failed(Problem.salt, `The draw now publishes the salt ${d.salt}, but ${salt} was shown when you entered: every entry id was changed.`);
+  }
+  const mine = kept.secret ? await entryID(d.salt, kept.secret, kept.userID ?? '') : (kept.entryID || '').toLowerCase();
+  const saltUnchecked = !!kept.secret && !salt;
+  const out = { verdict: commitment && !saltUnchecked ? 'pass' : 'unconfirmed', problem: '', message: '', drawn: d.phase === 'drawn',
+    saltUnchecked, variants: [], mine: null };
   if (!out.drawn) return out;
   if ((await sha256(hexBytes(d.seed))) !== d.seed_sha256) {
     throw new Failed(Problem.seed, `SHA-256 of the seed is not the commitment ${d.seed_sha256}.`);
@@ -97,9 +109,9 @@ async function verify(d, kept) {
     if (!next || next.entry_id !== b.entry_id) throw new Failed(Problem.backfill, `Entry ${b.entry_id} was passed a unit out of its ranking's order.`);
     v.passed += 1;
   }
-  if (kept.entryID) {
-    out.mine = standing(out.variants, kept.entryID.toLowerCase());
-    if (!out.mine) throw new Failed(Problem.missing, `Your entry ${kept.entryID} is not among the ${d.entries.length} published entries.`);
+  if (mine) {
+    out.mine = standing(out.variants, mine);
+    if (!out.mine) throw new Failed(Problem.missing, `Your entry ${mine} is not among the ${d.entries.length} published entries.`);
   }
   return out;
 }

@@ -13,6 +13,7 @@ export const Problem = {
   winners: 'winners_wrong',
   backfill: 'backfill_wrong',
   missing: 'entry_missing',
+  salt: 'salt_mismatch',
 };
 
 // Failed is a draw that does not hold, and why.

@@ -7,7 +7,6 @@
 package drawvec
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -32,11 +31,13 @@ type Vector struct {
 }
 
 // Shopper is the shopper checking their entry: their user id and the
-// secret their device kept, or their entry id alone.
+// secret their device kept, or their entry id alone; and the salt kept
+// when they entered ("" for none).
 type Shopper struct {
 	UserID      string `json:"user_id,omitempty"`
 	EntrySecret string `json:"entry_secret,omitempty"`
 	EntryID     string `json:"entry_id,omitempty"`
+	Salt        string `json:"salt,omitempty"`
 }
 
 // Expect is a check's verdict (draw.Verdict*), what failed (draw.Problem)
@@ -88,8 +89,8 @@ func Read() ([]Vector, error) {
 // Check runs the Go verifier on v as seckill verify-draw does.
 func (v Vector) Check() Expect {
 	against := draw.Against{Commitment: v.Commitment}
-	if v.Shopper != nil {
-		against.EntryID = v.Shopper.entryID(v.Draw)
+	if s := v.Shopper; s != nil {
+		against.Salt, against.EntryID, against.UserID, against.Secret = s.Salt, s.EntryID, s.UserID, s.EntrySecret
 	}
 	c, err := draw.VerifyJSON(v.Draw, against)
 	got := Expect{Verdict: c.Verdict(err), Problem: draw.Problem(err)}
@@ -97,24 +98,6 @@ func (v Vector) Check() Expect {
 		got.Shopper = c.Mine
 	}
 	return got
-}
-
-// entryID is the shopper's entry id, from the salt the draw publishes; ""
-// if it publishes none, and then the draw fails as malformed.
-func (s Shopper) entryID(doc []byte) string {
-	if s.EntryID != "" {
-		return s.EntryID
-	}
-	var d struct {
-		Salt string `json:"salt"`
-	}
-	_ = json.Unmarshal(doc, &d)
-	salt, err := hex.DecodeString(d.Salt)
-	secret, err2 := draw.ParseSecret(s.EntrySecret)
-	if err != nil || err2 != nil {
-		return ""
-	}
-	return draw.EntryID(salt, secret, s.UserID)
 }
 
 // Same says whether a checker's verdict is the expected one.

@@ -31,6 +31,18 @@ func vectors() map[string]vector {
 			commitment: commitment, expect: pass(nil), draw: spoiled(honest, func(d doc) { d["backfilled"] = []any{} })},
 		"good-no-entries": {about: "An honest draw nobody entered.", commitment: commitment, expect: pass(nil), draw: noEntries()},
 	}
+	resalted, reranked := drawnUnder(seed, resalt, shoppers)
+	vs["resalted"] = vector{about: "Re-salted after the seed was public by someone who knows every secret (the database): every " +
+		"entry id recomputed under the new salt, the rankings with them; only the salt kept at entry shows it.",
+		commitment: commitment, shopper: shopper(winner), expect: fail("salt_mismatch"), draw: resalted}
+	vs["resalted-no-salt-kept"] = vector{about: "The re-salted draw, checked with the shopper's secret but no salt kept: " +
+		"their entry is found under the new salt, but the salt was checked against nothing: not a pass.",
+		commitment: commitment, shopper: keptNoSalt(winner), expect: unconfirmed(standing(reranked, winner)), draw: resalted}
+	vs["resalted-entry-id-kept"] = vector{about: "The re-salted draw, checked with the entry id kept at entry: the id is not " +
+		"among the re-salted entries.", commitment: commitment, shopper: entryOnly(winner), expect: fail("entry_missing"), draw: resalted}
+	vs["good-no-salt-kept"] = vector{about: "An honest draw checked with the shopper's secret but no salt kept: consistent, " +
+		"but the salt was not checked.", commitment: commitment, shopper: keptNoSalt(waiting),
+		expect: unconfirmed(standing(rank, waiting)), draw: honest}
 	reseeded, _ := drawn(reseed, shoppers)
 	vs["reseeded"] = vector{about: "The seed re-rolled after the close, published with its own matching seed_sha256 and the " +
 		"rankings it gives: only the commitment kept from before the close shows it.", commitment: commitment,

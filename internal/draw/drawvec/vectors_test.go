@@ -24,8 +24,18 @@ type vector struct {
 
 var commitment = hexOf(sum(string(seed)))
 
+// shopper is u checking with what the draw page kept: their secret and
+// the salt published when they entered.
 func shopper(u string) *drawvec.Shopper {
-	return &drawvec.Shopper{UserID: u, EntrySecret: hexOf(secretsOf(u))}
+	return &drawvec.Shopper{UserID: u, EntrySecret: hexOf(secretsOf(u)), Salt: hexOf(salt)}
+}
+
+// keptNoSalt is u checking with their secret alone, as verify-draw -user
+// -secret without -salt.
+func keptNoSalt(u string) *drawvec.Shopper {
+	s := shopper(u)
+	s.Salt = ""
+	return s
 }
 
 // standing is where user u stands in rankings, by the rules: the first
