@@ -39,12 +39,13 @@ func (e *exitError) Unwrap() error { return e.err }
 
 func exit(status int, err error) error { return &exitError{status: status, err: err} }
 
-const verifyUsage = "usage: seckill verify-draw [-commitment HEX] [-salt HEX] [-user ID -secret HEX | -entry HEX] URL " +
+const verifyUsage = "usage: seckill verify-draw [-commitment HEX] [-salt HEX] [-variant ID] [-user ID -secret HEX | -entry HEX] URL " +
 	"(URL: the sale page or /api/v1/items/{id}/draw)"
 
 // verifyFlags are verify-draw's flags.
 type verifyFlags struct {
 	commitment, salt, user, secret, entry string
+	variant                               int64
 }
 
 // verifyDraw is `seckill verify-draw`: it fetches a published draw (its
@@ -63,7 +64,8 @@ func verifyDraw(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return exit(exitFails, err)
 	}
-	against := draw.Against{Commitment: f.commitment, Salt: f.salt, EntryID: f.entry, UserID: f.user, Secret: f.secret}
+	against := draw.Against{Commitment: f.commitment, Salt: f.salt, EntryID: f.entry, UserID: f.user, Secret: f.secret,
+		VariantID: f.variant}
 	c, err := draw.Verify(p, against)
 	if errors.Is(err, draw.ErrNothingPublished) {
 		return exit(exitFails, fmt.Errorf("nothing to check yet: %w", err))
@@ -90,6 +92,7 @@ func parseVerifyArgs(args []string, out io.Writer) (verifyFlags, string, error) 
 	fs.SetOutput(out)
 	fs.StringVar(&f.commitment, "commitment", "", "the draw's commitment (seed_sha256) as seen before the close of entries")
 	fs.StringVar(&f.salt, "salt", "", "the draw's salt as seen when you entered (salt in the entry answer)")
+	fs.Int64Var(&f.variant, "variant", 0, "the variant you entered for (variant_id in the entry answer): your entry must be under it")
 	fs.StringVar(&f.user, "user", "", "your user id: with -secret, find your entry and its place")
 	fs.StringVar(&f.secret, "secret", "", "your entry secret (entry_secret in the entry answer; kept by the draw page)")
 	fs.StringVar(&f.entry, "entry", "", "an entry id to find, instead of -user and -secret")

@@ -37,6 +37,9 @@ func argsOf(v drawvec.Vector) []string {
 	if s := v.Shopper; s != nil && s.Salt != "" {
 		args = append(args, "-salt", s.Salt)
 	}
+	if s := v.Shopper; s != nil && s.VariantID != 0 {
+		args = append(args, "-variant", strconv.FormatInt(s.VariantID, 10))
+	}
 	if s := v.Shopper; s != nil && s.EntryID != "" {
 		args = append(args, "-entry", s.EntryID)
 	} else if s != nil {

@@ -34,7 +34,8 @@ const vectorsInPage = `(async (vs) => {
   const out = {};
   for (const v of vs) {
     const s = v.shopper || {};
-    const r = await checkDraw(v.draw, { commitment: v.commitment, salt: s.salt, entryID: s.entry_id, secret: s.entry_secret, userID: s.user_id });
+    const r = await checkDraw(v.draw, { commitment: v.commitment, salt: s.salt, entryID: s.entry_id, secret: s.entry_secret, userID: s.user_id,
+      variantID: s.variant_id });
     out[v.name] = { verdict: r.verdict, problem: r.problem || undefined,
       shopper: r.mine ? { variant_id: r.mine.variant_id, place: r.mine.place, outcome: r.mine.outcome } : undefined };
   }

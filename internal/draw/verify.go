@@ -22,6 +22,7 @@ var (
 	ErrBackfill           = errors.New("draw: the units passed on did not go down the rankings")
 	ErrEntryMissing       = errors.New("draw: the shopper's entry is not among the entries")
 	ErrSaltMismatch       = errors.New("draw: the salt is not the one seen when the shopper entered")
+	ErrVariantMismatch    = errors.New("draw: the shopper's entry is under another variant than the one entered for")
 )
 
 var problems = []struct {
@@ -31,7 +32,7 @@ var problems = []struct {
 	{ErrMalformed, "malformed"}, {ErrNothingPublished, "nothing_published"},
 	{ErrCommitmentMismatch, "commitment_mismatch"}, {ErrSeedMismatch, "seed_mismatch"},
 	{ErrWinners, "winners_wrong"}, {ErrBackfill, "backfill_wrong"}, {ErrEntryMissing, "entry_missing"},
-	{ErrSaltMismatch, "salt_mismatch"},
+	{ErrSaltMismatch, "salt_mismatch"}, {ErrVariantMismatch, "variant_mismatch"},
 }
 
 // Problem is the code of what Verify found wrong, "" for none.
@@ -61,6 +62,9 @@ type Against struct {
 	// salt by itself), or their user id and entry secret, from which the
 	// id is computed under Salt, or the published salt when none was kept.
 	EntryID, UserID, Secret string
+	// VariantID is the variant the shopper entered for; 0 for none kept.
+	// An entry moved to a size with fewer entrants ahead can lose.
+	VariantID int64
 }
 
 // entryID is the checking shopper's entry id under the published salt
@@ -172,6 +176,10 @@ func Verify(p Proof, against Against) (Check, error) {
 		c.Mine = c.standing(mine)
 		if c.Mine == nil {
 			return Check{}, fmt.Errorf("%w: entry %s is not among the %d published entries", ErrEntryMissing, mine, len(*p.Entries))
+		}
+		if v := against.VariantID; v != 0 && c.Mine.VariantID != v {
+			return Check{}, fmt.Errorf("%w: entry %s is listed under variant %d, but was entered for variant %d",
+				ErrVariantMismatch, mine, c.Mine.VariantID, v)
 		}
 	}
 	return c, nil

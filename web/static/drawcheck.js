@@ -56,7 +56,7 @@ export async function rank(seedHex, entries) {
 // this device kept none), kept.salt (the salt seen at entry; absent for
 // none), and their entry: kept.secret with kept.userID (the id computed
 // under the salt), or kept.entryID (the id kept at entry, which binds the
-// salt by itself). It returns {verdict: 'pass' | 'unconfirmed' | 'fail',
+// salt by itself); kept.variantID, the variant entered for. It returns {verdict: 'pass' | 'unconfirmed' | 'fail',
 // problem, message, drawn, saltUnchecked, variants (each with its ranking),
 // mine (their entry's variant_id, place, outcome: won, backfilled or
 // waitlist)}.
@@ -112,6 +112,10 @@ async function verify(d, kept) {
   if (mine) {
     out.mine = standing(out.variants, mine);
     if (!out.mine) throw new Failed(Problem.missing, `Your entry ${mine} is not among the ${d.entries.length} published entries.`);
+    // An entry moved to a size with fewer entrants ahead of it can lose.
+    if (kept.variantID && out.mine.variant_id !== kept.variantID) {
+      throw new Failed(Problem.variant, `Your entry ${mine} is listed under variant ${out.mine.variant_id}, but you entered for variant ${kept.variantID}.`);
+    }
   }
   return out;
 }

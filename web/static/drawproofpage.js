@@ -53,7 +53,8 @@ function rankingTable(v, mine) {
 function keptFor(user) {
   const k = user ? kept(itemID, user) : null;
   if (!k) return { kept: null };
-  return { kept: k, commitment: k.commitment, salt: k.salt, secret: k.entry_secret, userID: user, entryID: k.entry_id };
+  return { kept: k, commitment: k.commitment, salt: k.salt, secret: k.entry_secret, userID: user, entryID: k.entry_id,
+    variantID: k.variant_id };
 }
 
 const OUTCOME = {

@@ -14,6 +14,7 @@ export const Problem = {
   backfill: 'backfill_wrong',
   missing: 'entry_missing',
   salt: 'salt_mismatch',
+  variant: 'variant_mismatch',
 };
 
 // Failed is a draw that does not hold, and why.

@@ -31,13 +31,14 @@ type Vector struct {
 }
 
 // Shopper is the shopper checking their entry: their user id and the
-// secret their device kept, or their entry id alone; and the salt kept
-// when they entered ("" for none).
+// secret their device kept, or their entry id alone; and the salt and
+// variant kept when they entered.
 type Shopper struct {
 	UserID      string `json:"user_id,omitempty"`
 	EntrySecret string `json:"entry_secret,omitempty"`
 	EntryID     string `json:"entry_id,omitempty"`
 	Salt        string `json:"salt,omitempty"`
+	VariantID   int64  `json:"variant_id,omitempty"` // the variant entered for; 0 for none kept
 }
 
 // Expect is a check's verdict (draw.Verdict*), what failed (draw.Problem)
@@ -91,6 +92,7 @@ func (v Vector) Check() Expect {
 	against := draw.Against{Commitment: v.Commitment}
 	if s := v.Shopper; s != nil {
 		against.Salt, against.EntryID, against.UserID, against.Secret = s.Salt, s.EntryID, s.UserID, s.EntrySecret
+		against.VariantID = s.VariantID
 	}
 	c, err := draw.VerifyJSON(v.Draw, against)
 	got := Expect{Verdict: c.Verdict(err), Problem: draw.Problem(err)}

@@ -53,18 +53,23 @@ func entryIDUnder(salt []byte, user string) string {
 // first stock_total the winners, and passedOn's units gone to the next.
 // rankings has each size's ranking by user.
 func drawn(seed []byte, entered []string) (d draw.Proof, rankings map[int64][]string) {
-	return drawnUnder(seed, salt, entered)
+	return drawnUnder(seed, salt, entered, nil)
 }
 
-// drawnUnder is drawn, every entry id made under salt.
-func drawnUnder(seed, salt []byte, entered []string) (d draw.Proof, rankings map[int64][]string) {
+// drawnUnder is drawn, every entry id made under salt, the shoppers in
+// moved entered for the size it gives them.
+func drawnUnder(seed, salt []byte, entered []string, moved map[string]int64) (d draw.Proof, rankings map[int64][]string) {
 	entryID := func(u string) string { return entryIDUnder(salt, u) }
 	rankings = map[int64][]string{}
 	entries := []draw.Ticket{}
 	for i, u := range shoppers {
+		size := sizeOf[i]
+		if to, ok := moved[u]; ok {
+			size = to
+		}
 		if slices.Contains(entered, u) {
-			entries = append(entries, draw.Ticket{EntryID: entryID(u), VariantID: sizeOf[i]})
-			rankings[sizeOf[i]] = append(rankings[sizeOf[i]], u)
+			entries = append(entries, draw.Ticket{EntryID: entryID(u), VariantID: size})
+			rankings[size] = append(rankings[size], u)
 		}
 	}
 	slices.SortFunc(entries, func(a, b draw.Ticket) int { return strings.Compare(a.EntryID, b.EntryID) })

@@ -31,7 +31,12 @@ func vectors() map[string]vector {
 			commitment: commitment, expect: pass(nil), draw: spoiled(honest, func(d doc) { d["backfilled"] = []any{} })},
 		"good-no-entries": {about: "An honest draw nobody entered.", commitment: commitment, expect: pass(nil), draw: noEntries()},
 	}
-	resalted, reranked := drawnUnder(seed, resalt, shoppers)
+	moved, reranked := drawnUnder(seed, salt, shoppers, map[string]int64{winner: 42})
+	vs["moved-entry"] = vector{about: "The shopper's entry moved from EU 41 to EU 42, the draw otherwise consistent with it there: " +
+		"only the size kept at entry shows it.", commitment: commitment, shopper: shopper(winner), expect: fail("variant_mismatch"), draw: moved}
+	vs["moved-entry-no-size-kept"] = vector{about: "The moved entry, checked on a device that kept no size: it is found, where it was moved.",
+		commitment: commitment, shopper: noSize(winner), expect: pass(standing(reranked, winner)), draw: moved}
+	resalted, reranked := drawnUnder(seed, resalt, shoppers, nil)
 	vs["resalted"] = vector{about: "Re-salted after the seed was public by someone who knows every secret (the database): every " +
 		"entry id recomputed under the new salt, the rankings with them; only the salt kept at entry shows it.",
 		commitment: commitment, shopper: shopper(winner), expect: fail("salt_mismatch"), draw: resalted}

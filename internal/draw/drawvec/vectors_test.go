@@ -24,10 +24,10 @@ type vector struct {
 
 var commitment = hexOf(sum(string(seed)))
 
-// shopper is u checking with what the draw page kept: their secret and
-// the salt published when they entered.
+// shopper is u checking with what the draw page kept: their secret, and
+// the salt published and the size chosen when they entered.
 func shopper(u string) *drawvec.Shopper {
-	return &drawvec.Shopper{UserID: u, EntrySecret: hexOf(secretsOf(u)), Salt: hexOf(salt)}
+	return &drawvec.Shopper{UserID: u, EntrySecret: hexOf(secretsOf(u)), Salt: hexOf(salt), VariantID: sizeOf[slices.Index(shoppers, u)]}
 }
 
 // keptNoSalt is u checking with their secret alone, as verify-draw -user
@@ -141,4 +141,12 @@ func TestVectorsRead(t *testing.T) {
 			t.Errorf("%s: verdict %q, about %q", v.Name, v.Expect.Verdict, v.About)
 		}
 	}
+}
+
+// noSize is u checking on a device that kept no size (a record kept
+// before sizes were).
+func noSize(u string) *drawvec.Shopper {
+	s := shopper(u)
+	s.VariantID = 0
+	return s
 }
