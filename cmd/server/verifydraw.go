@@ -25,6 +25,7 @@ const (
 	exitFails       = 1 // the draw does not hold, or could not be read
 	exitUsage       = 2
 	exitUnconfirmed = 3 // it holds, but its seed was checked against nothing kept from before the close
+	exitNotDrawn    = 4 // entries closed, no draw published: the shopper's entry cannot be checked yet
 )
 
 // exitError is verify-draw's verdict when it is not "holds": main prints
@@ -54,8 +55,10 @@ type verifyFlags struct {
 // the shopper saw before the close: a forger who re-rolls the seed
 // publishes a matching seed_sha256 with it, so the document's own
 // commitment proves nothing. With -user and -secret (or -entry) it also
-// finds that shopper's entry, and a draw without it fails.
-func verifyDraw(ctx context.Context, args []string, out io.Writer) error {
+// finds that shopper's entry, and a draw without it fails; a draw not
+// published once entries closed cannot show it, which is no pass. now is
+// the clock that tells whether entries have closed.
+func verifyDraw(ctx context.Context, args []string, out io.Writer, now func() time.Time) error {
 	f, u, err := parseVerifyArgs(args, out)
 	if err != nil {
 		return exit(exitUsage, err)
@@ -65,7 +68,7 @@ func verifyDraw(ctx context.Context, args []string, out io.Writer) error {
 		return exit(exitFails, err)
 	}
 	against := draw.Against{Commitment: f.commitment, Salt: f.salt, EntryID: f.entry, UserID: f.user, Secret: f.secret,
-		VariantID: f.variant}
+		VariantID: f.variant, Now: now()}
 	c, err := draw.Verify(p, against)
 	if errors.Is(err, draw.ErrNothingPublished) {
 		return exit(exitFails, fmt.Errorf("nothing to check yet: %w", err))
@@ -73,6 +76,10 @@ func verifyDraw(ctx context.Context, args []string, out io.Writer) error {
 		return exit(exitFails, fmt.Errorf("the draw does NOT check out: %w", err))
 	}
 	report(out, p, c, f)
+	if c.Withheld {
+		return exit(exitNotDrawn, fmt.Errorf("NOT DRAWN: your entry cannot be checked yet: entries closed at %s and no draw is published "+
+			"(phase %q); run again once it is, and if it never is, the draw was withheld", p.EntriesCloseAt.Format(time.RFC3339), p.Phase))
+	}
 	if !c.CommitmentChecked {
 		return exit(exitUnconfirmed, errors.New("NOT CONFIRMED: the seed was not checked against a commitment seen before the close; "+
 			"a forger can publish a new seed with its own matching seed_sha256. Run again with -commitment, "+

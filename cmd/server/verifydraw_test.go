@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seckill/seckill/internal/draw"
 	"github.com/seckill/seckill/internal/draw/drawvec"
@@ -63,19 +64,25 @@ func statusOf(err error) int {
 // TestVerifyDrawGivesEveryVectorItsVerdict runs seckill verify-draw on
 // every test vector, served over HTTP from the sale page's URL: exit 0 for
 // a draw that holds against the commitment given, 3 for one that holds
-// with no commitment to hold its seed to, 1 for one that does not hold; a
+// with no commitment (or salt) to hold it to, 4 for one not published after
+// the close when an entry is asked for, 1 for one that does not hold; a
 // shopper's backfilled or waitlisted entry is said to be so, with its place.
 func TestVerifyDrawGivesEveryVectorItsVerdict(t *testing.T) {
 	vs, err := drawvec.Read()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int{draw.VerdictPass: 0, draw.VerdictUnconfirmed: exitUnconfirmed, draw.VerdictFail: exitFails}
+	want := map[string]int{draw.VerdictPass: 0, draw.VerdictUnconfirmed: exitUnconfirmed, draw.VerdictNotDrawn: exitNotDrawn,
+		draw.VerdictFail: exitFails}
 	said := map[string]string{draw.OutcomeWon: ": drawn", draw.OutcomeBackfilled: ": backfilled", draw.OutcomeWaitlist: ": not drawn"}
 	for _, v := range vs {
 		t.Run(v.Name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := verifyDraw(context.Background(), append(argsOf(v), serveDraw(t, v.Draw)+"/sale/7"), &out)
+			now := time.Now
+			if v.CheckedAt != nil {
+				now = func() time.Time { return *v.CheckedAt }
+			}
+			err := verifyDraw(context.Background(), append(argsOf(v), serveDraw(t, v.Draw)+"/sale/7"), &out, now)
 			if statusOf(err) != want[v.Expect.Verdict] {
 				t.Fatalf("%s\nexit status %d (%v), want %d (%s)\n%s", v.About, statusOf(err), err, want[v.Expect.Verdict], v.Expect, out.String())
 			}
@@ -103,7 +110,7 @@ func TestVerifyDrawUsage(t *testing.T) {
 		"not http":              {"ftp://x/sale/7"},
 	} {
 		var out bytes.Buffer
-		if err := verifyDraw(context.Background(), args, &out); statusOf(err) != exitUsage {
+		if err := verifyDraw(context.Background(), args, &out, time.Now); statusOf(err) != exitUsage {
 			t.Errorf("%s: exit status %d (%v), want %d", name, statusOf(err), err, exitUsage)
 		}
 	}

@@ -35,7 +35,7 @@ const vectorsInPage = `(async (vs) => {
   for (const v of vs) {
     const s = v.shopper || {};
     const r = await checkDraw(v.draw, { commitment: v.commitment, salt: s.salt, entryID: s.entry_id, secret: s.entry_secret, userID: s.user_id,
-      variantID: s.variant_id });
+      variantID: s.variant_id, now: v.checked_at ? Date.parse(v.checked_at) : undefined });
     out[v.name] = { verdict: r.verdict, problem: r.problem || undefined,
       shopper: r.mine ? { variant_id: r.mine.variant_id, place: r.mine.place, outcome: r.mine.outcome } : undefined };
   }
@@ -57,12 +57,13 @@ func TestBrowserDrawCheckGivesEveryVectorItsVerdict(t *testing.T) {
 	type input struct {
 		Name       string           `json:"name"`
 		Commitment string           `json:"commitment,omitempty"`
+		CheckedAt  *time.Time       `json:"checked_at,omitempty"`
 		Shopper    *drawvec.Shopper `json:"shopper,omitempty"`
 		Draw       json.RawMessage  `json:"draw"`
 	}
 	in := make([]input, len(vs))
 	for i, v := range vs {
-		in[i] = input{v.Name, v.Commitment, v.Shopper, v.Draw}
+		in[i] = input{v.Name, v.Commitment, v.CheckedAt, v.Shopper, v.Draw}
 	}
 	arg, err := json.Marshal(in)
 	if err != nil {
@@ -92,7 +93,7 @@ func TestBrowserDrawCheckGivesEveryVectorItsVerdict(t *testing.T) {
 // seed matches its seed_sha256, the winners are the rankings' heads): only
 // what the shopper's device kept can show it.
 type forger struct {
-	mode atomic.Value // "", "reseed" or "drop:ENTRY_ID"
+	mode atomic.Value // "", "reseed", "drop:ENTRY_ID" or "withhold" (still "drawing")
 }
 
 func newForger(tb testing.TB, s *server) (*forger, string) {
@@ -120,7 +121,11 @@ func (f *forger) forge(resp *http.Response) error {
 		return err
 	}
 	resp.Body.Close()
-	redraw(&p, mode)
+	if mode == "withhold" {
+		p.Phase, p.DrawnAt, p.Seed, p.Entries, p.Winners, p.Backfilled = draw.PhaseDrawing, nil, nil, nil, nil, nil
+	} else {
+		redraw(&p, mode)
+	}
 	b, err := json.Marshal(p)
 	if err != nil {
 		return err
@@ -213,6 +218,14 @@ func TestBrowserDrawCheckHoldsTheDrawToWhatTheDeviceKept(t *testing.T) {
 			b.shots("drawcheck-red")
 		}
 	}
+	// A draw withheld after the close shows no entry: not green, not a pass.
+	f.mode.Store("withhold")
+	b.open(proof)
+	b.until(`document.querySelector('#verdict').dataset.verdict === 'not_drawn'`, 10*time.Second)
+	if got := b.text("#checks"); !strings.Contains(got, "cannot be checked yet") || b.eval(`document.querySelector('#verdict').dataset.ok !== 'false'`) {
+		t.Errorf("withheld: the page says %q", got)
+	}
+	b.shots("drawcheck-not-drawn")
 	f.mode.Store("")
 
 	// A device that kept nothing cannot hold the seed to anything.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // What is wrong with a published draw: Verify's errors wrap one of these.
@@ -62,6 +63,10 @@ type Against struct {
 	// salt by itself), or their user id and entry secret, from which the
 	// id is computed under Salt, or the published salt when none was kept.
 	EntryID, UserID, Secret string
+	// Now is when the check runs: a draw not published once entries
+	// closed is withheld from a shopper whose entry it should show. Zero:
+	// by the published phase alone.
+	Now time.Time
 	// VariantID is the variant the shopper entered for; 0 for none kept.
 	// An entry moved to a size with fewer entrants ahead can lose.
 	VariantID int64
@@ -88,10 +93,13 @@ type Check struct {
 	// SaltUnchecked: the shopper's entry id was computed from the
 	// published salt, kept nowhere, so a re-salted draw would pass.
 	SaltUnchecked bool
-	Ranking       map[int64][]Ticket
-	Mine          *Standing // the checked shopper's entry, once drawn
-	units         map[int64]int
-	passedOn      map[int64]int
+	// Withheld: a shopper's entry was asked for, entries have closed, and
+	// no draw is published, so the entry cannot be checked yet.
+	Withheld bool
+	Ranking  map[int64][]Ticket
+	Mine     *Standing // the checked shopper's entry, once drawn
+	units    map[int64]int
+	passedOn map[int64]int
 }
 
 // Outcomes of an entry in a drawn draw.
@@ -112,11 +120,13 @@ type Standing struct {
 }
 
 // Verdicts of a check: a draw that holds, one that holds but whose seed
-// could not be checked against a commitment seen before the close, and one
-// that does not hold.
+// (or salt) could not be checked against one seen before the close, one
+// not published after the close although a shopper's entry was asked for,
+// and one that does not hold.
 const (
 	VerdictPass        = "pass"
 	VerdictUnconfirmed = "unconfirmed"
+	VerdictNotDrawn    = "not_drawn"
 	VerdictFail        = "fail"
 )
 
@@ -125,6 +135,8 @@ func (c Check) Verdict(err error) string {
 	switch {
 	case err != nil:
 		return VerdictFail
+	case c.Withheld:
+		return VerdictNotDrawn
 	case !c.CommitmentChecked || c.SaltUnchecked:
 		return VerdictUnconfirmed
 	}
@@ -167,6 +179,8 @@ func Verify(p Proof, against Against) (Check, error) {
 		return Check{}, err
 	}
 	if p.Phase != PhaseDrawn {
+		closed := p.Phase == PhaseDrawing || p.Phase == PhaseEnded || (!against.Now.IsZero() && !against.Now.Before(p.EntriesCloseAt))
+		c.Withheld = mine != "" && closed
 		return c, nil
 	}
 	if err := c.recompute(p); err != nil {

@@ -85,7 +85,15 @@ async function verify(d, kept) {
   const saltUnchecked = !!kept.secret && !salt;
   const out = { verdict: commitment && !saltUnchecked ? 'pass' : 'unconfirmed', problem: '', message: '', drawn: d.phase === 'drawn',
     saltUnchecked, variants: [], mine: null };
-  if (!out.drawn) return out;
+  if (!out.drawn) {
+    // No draw published once entries closed: the shopper's entry cannot be
+    // checked, and that is no pass. An absent close is the zero time, as Go
+    // decodes it: long past.
+    const close = d.entries_close_at == null ? -Infinity : Date.parse(d.entries_close_at);
+    const closed = d.phase === 'drawing' || d.phase === 'ended' || (kept.now !== undefined && kept.now >= close);
+    if (mine && closed) out.verdict = 'not_drawn';
+    return out;
+  }
   if ((await sha256(hexBytes(d.seed))) !== d.seed_sha256) {
     throw new Failed(Problem.seed, `SHA-256 of the seed is not the commitment ${d.seed_sha256}.`);
   }

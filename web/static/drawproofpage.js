@@ -89,6 +89,7 @@ function lines(d, r, k) {
 const VERDICT = {
   pass: 'This draw checks out: recomputed here, against the commitment you saw when you entered.',
   unconfirmed: 'The draw is consistent, but its commitment or salt could not be checked against one seen earlier.',
+  not_drawn: 'Not drawn: your entry cannot be checked yet.',
   fail: 'This draw does NOT check out.',
 };
 
@@ -99,7 +100,16 @@ async function check(d, user) {
     return true;
   }
   const k = keptFor(user);
-  const r = await checkDraw(d, k);
+  // This device's clock, not the server's: a server withholding its draw
+  // could also say entries have not closed.
+  const r = await checkDraw(d, { ...k, now: Date.now() });
+  if (r.verdict === 'not_drawn') {
+    $('#checks').replaceChildren(...lines(d, r, k), line(false, `Entries closed at ${new Date(d.entries_close_at).toLocaleString()} and no draw is published, so your entry cannot be checked yet. This page checks again by itself; a draw never published was withheld.`));
+    $('#verdict').textContent = VERDICT.not_drawn;
+    $('#verdict').dataset.ok = 'false';
+    $('#verdict').dataset.verdict = r.verdict;
+    return d.phase === 'ended';
+  }
   if (r.verdict !== 'fail' && !r.drawn) {
     $('#verdict').textContent = d.phase === 'entries_open' || d.phase === 'drawing'
       ? 'The seed is revealed at the draw: this page checks it then by itself.' : 'The sale ended before it was drawn.';

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/seckill/seckill/internal/draw"
 )
@@ -23,9 +24,11 @@ type Vector struct {
 	About string `json:"about"`
 	// Commitment is the seed_sha256 the shopper saw before the close; ""
 	// when they kept none.
-	Commitment string   `json:"commitment,omitempty"`
-	Shopper    *Shopper `json:"shopper,omitempty"`
-	Expect     Expect   `json:"expect"`
+	Commitment string `json:"commitment,omitempty"`
+	// CheckedAt is when the check runs; nil: by the published phase alone.
+	CheckedAt *time.Time `json:"checked_at,omitempty"`
+	Shopper   *Shopper   `json:"shopper,omitempty"`
+	Expect    Expect     `json:"expect"`
 	// Draw is the document GET /api/v1/items/{id}/draw served, as served.
 	Draw json.RawMessage `json:"draw"`
 }
@@ -90,6 +93,9 @@ func Read() ([]Vector, error) {
 // Check runs the Go verifier on v as seckill verify-draw does.
 func (v Vector) Check() Expect {
 	against := draw.Against{Commitment: v.Commitment}
+	if v.CheckedAt != nil {
+		against.Now = *v.CheckedAt
+	}
 	if s := v.Shopper; s != nil {
 		against.Salt, against.EntryID, against.UserID, against.Secret = s.Salt, s.EntryID, s.UserID, s.EntrySecret
 		against.VariantID = s.VariantID

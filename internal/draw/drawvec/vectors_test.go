@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seckill/seckill/internal/draw"
 	"github.com/seckill/seckill/internal/draw/drawvec"
@@ -17,12 +18,18 @@ import (
 type vector struct {
 	about      string
 	commitment string
+	checkedAt  *time.Time
 	shopper    *drawvec.Shopper
 	expect     drawvec.Expect
 	draw       any
 }
 
-var commitment = hexOf(sum(string(seed)))
+var (
+	commitment = hexOf(sum(string(seed)))
+	// checkedAt is when a vector is checked unless it says otherwise: a
+	// minute after the draw.
+	checkedAt = drawnAt.Add(time.Minute)
+)
 
 // shopper is u checking with what the draw page kept: their secret, and
 // the salt published and the size chosen when they entered.
@@ -95,11 +102,14 @@ func tampered(about, problem string, spoil func(d doc)) vector {
 func TestVectorsAreGenerated(t *testing.T) {
 	want := map[string][]byte{}
 	for name, v := range vectors() {
+		if v.checkedAt == nil {
+			v.checkedAt = &checkedAt
+		}
 		d, err := json.Marshal(v.draw)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := json.MarshalIndent(drawvec.Vector{About: v.about, Commitment: v.commitment, Shopper: v.shopper,
+		b, err := json.MarshalIndent(drawvec.Vector{About: v.about, Commitment: v.commitment, CheckedAt: v.checkedAt, Shopper: v.shopper,
 			Expect: v.expect, Draw: d}, "", "  ")
 		if err != nil {
 			t.Fatal(err)
@@ -136,7 +146,7 @@ func TestVectorsRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range vs {
-		if !slices.Contains([]string{draw.VerdictPass, draw.VerdictUnconfirmed, draw.VerdictFail}, v.Expect.Verdict) || len(v.Draw) == 0 ||
+		if !slices.Contains([]string{draw.VerdictPass, draw.VerdictUnconfirmed, draw.VerdictNotDrawn, draw.VerdictFail}, v.Expect.Verdict) || len(v.Draw) == 0 ||
 			strings.TrimSpace(v.About) == "" {
 			t.Errorf("%s: verdict %q, about %q", v.Name, v.Expect.Verdict, v.About)
 		}
@@ -149,4 +159,11 @@ func noSize(u string) *drawvec.Shopper {
 	s := shopper(u)
 	s.VariantID = 0
 	return s
+}
+
+func notDrawn() drawvec.Expect { return drawvec.Expect{Verdict: draw.VerdictNotDrawn} }
+
+// withheld is the draw as published while entries are open, in phase.
+func withheld(phase string) doc {
+	return spoiled(open(), func(d doc) { d["phase"] = phase })
 }
