@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -193,9 +192,15 @@ func fetchDraw(ctx context.Context, u string) (draw.Proof, error) {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return draw.Proof{}, fmt.Errorf("GET %s: %s %s", u, resp.Status, body)
 	}
-	var p draw.Proof
-	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
-		return draw.Proof{}, fmt.Errorf("the draw does NOT check out: GET %s: %w: %v", u, draw.ErrMalformed, err)
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return draw.Proof{}, fmt.Errorf("GET %s: %w", u, err)
+	}
+	// Read as the page reads it: strictly, so that one document cannot
+	// verify as two different draws (internal/draw/strict.go).
+	p, err := draw.DecodeProof(body)
+	if err != nil {
+		return draw.Proof{}, fmt.Errorf("the draw does NOT check out: GET %s: %w", u, err)
 	}
 	return p, nil
 }

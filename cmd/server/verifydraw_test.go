@@ -82,7 +82,7 @@ func TestVerifyDrawGivesEveryVectorItsVerdict(t *testing.T) {
 			if v.CheckedAt != nil {
 				now = func() time.Time { return *v.CheckedAt }
 			}
-			err := verifyDraw(context.Background(), append(argsOf(v), serveDraw(t, v.Draw)+"/sale/7"), &out, now)
+			err := verifyDraw(context.Background(), append(argsOf(v), serveDraw(t, v.Doc())+"/sale/7"), &out, now)
 			if statusOf(err) != want[v.Expect.Verdict] {
 				t.Fatalf("%s\nexit status %d (%v), want %d (%s)\n%s", v.About, statusOf(err), err, want[v.Expect.Verdict], v.Expect, out.String())
 			}

@@ -27,14 +27,15 @@ import (
 )
 
 // vectorsInPage runs each vector through the page's check
-// (web/static/drawcheck.js) as the check page does: held to the commitment
+// (web/static/drawcheck.js) as the check page does, from the document's
+// text, the same bytes the Go verifier reads: held to the commitment
 // and salt kept, the shopper's entry id from their secret under the salt.
 const vectorsInPage = `(async (vs) => {
   const { checkDraw } = await import('/static/drawcheck.js');
   const out = {};
   for (const v of vs) {
     const s = v.shopper || {};
-    const r = await checkDraw(v.draw, { commitment: v.commitment, salt: s.salt, entryID: s.entry_id, secret: s.entry_secret, userID: s.user_id,
+    const r = await checkDraw(v.text, { commitment: v.commitment, salt: s.salt, entryID: s.entry_id, secret: s.entry_secret, userID: s.user_id,
       variantID: s.variant_id, now: v.checked_at ? Date.parse(v.checked_at) : undefined });
     out[v.name] = { verdict: r.verdict, problem: r.problem || undefined,
       shopper: r.mine ? { variant_id: r.mine.variant_id, place: r.mine.place, outcome: r.mine.outcome } : undefined };
@@ -59,11 +60,11 @@ func TestBrowserDrawCheckGivesEveryVectorItsVerdict(t *testing.T) {
 		Commitment string           `json:"commitment,omitempty"`
 		CheckedAt  *time.Time       `json:"checked_at,omitempty"`
 		Shopper    *drawvec.Shopper `json:"shopper,omitempty"`
-		Draw       json.RawMessage  `json:"draw"`
+		Text       string           `json:"text"` // the bytes the Go verifier reads
 	}
 	in := make([]input, len(vs))
 	for i, v := range vs {
-		in[i] = input{v.Name, v.Commitment, v.CheckedAt, v.Shopper, v.Draw}
+		in[i] = input{v.Name, v.Commitment, v.CheckedAt, v.Shopper, string(v.Doc())}
 	}
 	arg, err := json.Marshal(in)
 	if err != nil {

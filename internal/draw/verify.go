@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -144,11 +143,11 @@ func (c Check) Verdict(err error) string {
 }
 
 // VerifyJSON verifies a published draw as read from the wire: a document
-// that does not decode as one is malformed.
+// that DecodeProof refuses is malformed.
 func VerifyJSON(doc []byte, against Against) (Check, error) {
-	var p Proof
-	if err := json.Unmarshal(doc, &p); err != nil {
-		return Check{}, fmt.Errorf("%w: %v", ErrMalformed, err)
+	p, err := DecodeProof(doc)
+	if err != nil {
+		return Check{}, err
 	}
 	return Verify(p, against)
 }

@@ -13,7 +13,8 @@
 //
 // WebCrypto hashes only on secure pages (https, or this machine): elsewhere
 // checkDraw throws, and `seckill verify-draw` does the same check.
-import { wellFormed, isHex, Failed, Problem } from './drawshape.js';
+import { wellFormed, isHex, Failed, Problem, shaped } from './drawshape.js';
+import { readDraw } from './drawjson.js';
 
 const enc = new TextEncoder();
 const hexBytes = (hex) => Uint8Array.from(hex.match(/../g) || [], (h) => parseInt(h, 16));
@@ -51,7 +52,8 @@ export async function rank(seedHex, entries) {
   return keyed.sort((a, b) => (a.key < b.key ? -1 : (a.key > b.key ? 1 : 0)));
 }
 
-// checkDraw checks a published draw d against what the shopper kept from
+// checkDraw checks a published draw, as the text served (read strictly,
+// drawjson.js) or as parsed, against what the shopper kept from
 // before the close: kept.commitment (the seed_sha256 seen then; absent when
 // this device kept none), kept.salt (the salt seen at entry; absent for
 // none), and their entry: kept.secret with kept.userID (the id computed
@@ -60,9 +62,9 @@ export async function rank(seedHex, entries) {
 // problem, message, drawn, saltUnchecked, variants (each with its ranking),
 // mine (their entry's variant_id, place, outcome: won, backfilled or
 // waitlist)}.
-export async function checkDraw(d, kept = {}) {
+export async function checkDraw(doc, kept = {}) {
   try {
-    return await verify(d, kept);
+    return await verify(typeof doc === 'string' ? readDraw(doc) : shaped(doc), kept);
   } catch (err) {
     if (!(err instanceof Failed)) throw err;
     return { verdict: 'fail', problem: err.problem, message: err.message, drawn: false, variants: [], mine: null };

@@ -3,7 +3,7 @@
 // per variant next to the published winners, held to what this device kept
 // when the signed-in shopper entered (drawkeep.js): the commitment shown
 // then, and their entry, found by the id computed from their secret.
-import { $, el, api, fetchItem, header } from './api.js';
+import { $, el, APIError, fetchItem, header } from './api.js';
 import { canCheck, checkDraw } from './drawcheck.js';
 import { kept } from './drawkeep.js';
 import { ProofBox, shorten } from './drawproof.js';
@@ -93,8 +93,9 @@ const VERDICT = {
   fail: 'This draw does NOT check out.',
 };
 
-// check checks the draw, and says whether to stop asking for it.
-async function check(d, user) {
+// check checks the draw (text, as served; d, as parsed to show), and says
+// whether to stop asking for it.
+async function check(text, d, user) {
   if (!canCheck()) {
     $('#verdict').textContent = 'This browser hashes only on secure (https) pages: check with seckill verify-draw instead.';
     return true;
@@ -102,7 +103,7 @@ async function check(d, user) {
   const k = keptFor(user);
   // This device's clock, not the server's: a server withholding its draw
   // could also say entries have not closed.
-  const r = await checkDraw(d, { ...k, now: Date.now() });
+  const r = await checkDraw(text, { ...k, now: Date.now() });
   if (r.verdict === 'not_drawn') {
     $('#checks').replaceChildren(...lines(d, r, k), line(false, `Entries closed at ${new Date(d.entries_close_at).toLocaleString()} and no draw is published, so your entry cannot be checked yet. This page checks again by itself; a draw never published was withheld.`));
     $('#verdict').textContent = VERDICT.not_drawn;
@@ -124,6 +125,27 @@ async function check(d, user) {
   return true;
 }
 
+// fetchDraw is the published draw's text, byte for byte as served (a
+// byte order mark included, which JSON refuses): the check reads the text,
+// as seckill verify-draw reads the bytes, so both read one document.
+async function fetchDraw() {
+  const res = await fetch(`/api/v1/items/${encodeURIComponent(itemID)}/draw`, { credentials: 'same-origin', cache: 'no-cache' });
+  const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(await res.arrayBuffer());
+  if (!res.ok) throw new APIError(res.status, parsed(text));
+  return text;
+}
+
+// parsed is the draw's text as an object to show; {} when it is none
+// (the check then says why).
+function parsed(text) {
+  try {
+    const d = JSON.parse(text);
+    return d && typeof d === 'object' && !Array.isArray(d) ? d : {};
+  } catch {
+    return {};
+  }
+}
+
 async function main() {
   const [user, item] = await Promise.all([header(), fetchItem(itemID).catch(() => null)]);
   if (!item) return fail('This sale does not exist.');
@@ -135,15 +157,16 @@ async function main() {
     `-secret ${(k && k.entry_secret) || 'YOUR_ENTRY_SECRET'} ${location.origin}/sale/${encodeURIComponent(itemID)}`;
   const box = new ProofBox($('#published'), itemID);
   for (;;) {
-    let d;
+    let text;
     try {
-      d = await api('GET', `/api/v1/items/${encodeURIComponent(itemID)}/draw`, undefined, {}, 'no-cache');
+      text = await fetchDraw();
     } catch (err) {
       return fail(err.code === 'not_a_draw' ? 'This sale is not a draw.' : 'Cannot read the draw. Reload to try again.');
     }
+    const d = parsed(text);
     box.paint(d, null, user ? kept(itemID, user) : null);
     if (d.phase === 'upcoming') $('#verdict').textContent = 'Entries are not open yet: nothing is published.';
-    else if (await check(d, user)) return;
+    else if (await check(text, d, user)) return;
     await new Promise((r) => setTimeout(r, DRAWING_POLL_MS));
   }
 }

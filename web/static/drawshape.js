@@ -2,7 +2,8 @@
 // it, so that a forged document fails with a reason rather than slipping
 // past the check or crashing it. The same rules, in the same order, as
 // internal/draw/wellformed.go (and what Go's JSON decoding refuses: a
-// value of the wrong type).
+// value of the wrong type; drawjson.js refuses the rest of what
+// internal/draw/strict.go does).
 
 // Problem names what is wrong with a draw, as draw.Problem does.
 export const Problem = {
@@ -59,20 +60,38 @@ function types(d) {
   }
   if (!absent(d.variants) && !Array.isArray(d.variants)) throw malformed('variants must be a list.');
   for (const v of d.variants || []) {
-    if (!isObject(v)) throw malformed('A variant is not an object.');
-    int(v.variant_id ?? 0, 'variant_id');
-    int(v.stock_total ?? 0, 'stock_total');
-    if (!absent(v.label) && typeof v.label !== 'string') throw malformed('A variant label must be a string.');
+    if (v !== null && !isObject(v)) throw malformed('A variant is not an object.');
+    int(v?.variant_id ?? 0, 'variant_id');
+    int(v?.stock_total ?? 0, 'stock_total');
+    if (!absent(v?.label) && typeof v.label !== 'string') throw malformed('A variant label must be a string.');
   }
   for (const l of ['entries', 'winners', 'backfilled']) {
     if (absent(d[l])) continue;
     if (!Array.isArray(d[l])) throw malformed(`${l} must be a list.`);
     for (const t of d[l]) {
-      if (!isObject(t)) throw malformed(`${l}: an entry is not an object.`);
-      if (!absent(t.entry_id) && typeof t.entry_id !== 'string') throw malformed(`${l}: an entry id must be a string.`);
-      int(t.variant_id ?? 0, `${l}: variant_id`);
+      if (t !== null && !isObject(t)) throw malformed(`${l}: an entry is not an object.`);
+      if (!absent(t?.entry_id) && typeof t.entry_id !== 'string') throw malformed(`${l}: an entry id must be a string.`);
+      int(t?.variant_id ?? 0, `${l}: variant_id`);
     }
   }
+}
+
+// shaped is a document of the right types as Go decodes it into
+// draw.Proof: a null or absent number is 0, a null or absent string "",
+// a null element of a list the zero variant or entry; null optional
+// fields and lists are absent. The checks then read one draw, as Go does.
+export function shaped(d) {
+  types(d);
+  const ticket = (t) => ({ entry_id: t?.entry_id ?? '', variant_id: t?.variant_id ?? 0 });
+  const out = { ...d, item_id: d.item_id ?? 0, phase: d.phase ?? '', entry_count: d.entry_count ?? 0,
+    variants: (d.variants ?? []).map((v) => ({ variant_id: v?.variant_id ?? 0, label: v?.label ?? '', stock_total: v?.stock_total ?? 0 })) };
+  for (const f of ['entries_open_at', 'entries_close_at', 'drawn_at', 'seed_sha256', 'salt', 'seed', 'entries', 'winners', 'backfilled']) {
+    if (d[f] === null) delete out[f];
+  }
+  for (const l of ['entries', 'winners', 'backfilled']) {
+    if (!absent(d[l])) out[l] = d[l].map(ticket);
+  }
+  return out;
 }
 
 // wellFormed checks a draw's shape and returns its variants' units.

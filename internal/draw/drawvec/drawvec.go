@@ -29,8 +29,19 @@ type Vector struct {
 	CheckedAt *time.Time `json:"checked_at,omitempty"`
 	Shopper   *Shopper   `json:"shopper,omitempty"`
 	Expect    Expect     `json:"expect"`
-	// Draw is the document GET /api/v1/items/{id}/draw served, as served.
-	Draw json.RawMessage `json:"draw"`
+	// Draw is the document GET /api/v1/items/{id}/draw served, as served;
+	// or DrawText, its bytes, when they are no JSON this file could hold
+	// as a value (trailing data) or must not be re-spelled.
+	Draw     json.RawMessage `json:"draw,omitempty"`
+	DrawText string          `json:"draw_text,omitempty"`
+}
+
+// Doc is the document as served: the bytes every checker reads.
+func (v Vector) Doc() []byte {
+	if v.DrawText != "" {
+		return []byte(v.DrawText)
+	}
+	return v.Draw
 }
 
 // Shopper is the shopper checking their entry: their user id and the
@@ -100,7 +111,7 @@ func (v Vector) Check() Expect {
 		against.Salt, against.EntryID, against.UserID, against.Secret = s.Salt, s.EntryID, s.UserID, s.EntrySecret
 		against.VariantID = s.VariantID
 	}
-	c, err := draw.VerifyJSON(v.Draw, against)
+	c, err := draw.VerifyJSON(v.Doc(), against)
 	got := Expect{Verdict: c.Verdict(err), Problem: draw.Problem(err)}
 	if err == nil && c.Mine != nil {
 		got.Shopper = c.Mine

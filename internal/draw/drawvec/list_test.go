@@ -75,6 +75,9 @@ func vectors() map[string]vector {
 		func(d doc) { d["seed"] = hexOf(reseed) })
 	vs["draw-not-an-object"] = vector{about: "A document that is a string, not a draw.", commitment: commitment,
 		expect: fail("malformed"), draw: "this is not a draw"}
+	for name, c := range crafted(waiting) {
+		vs[name] = c
+	}
 	for name, t := range tamperings() {
 		vs[name] = tampered(t.about, t.problem, t.spoil)
 	}
