@@ -94,7 +94,7 @@ func TestBrowserDrawCheckGivesEveryVectorItsVerdict(t *testing.T) {
 // seed matches its seed_sha256, the winners are the rankings' heads): only
 // what the shopper's device kept can show it.
 type forger struct {
-	mode atomic.Value // "", "reseed", "drop:ENTRY_ID" or "withhold" (still "drawing")
+	mode atomic.Value // "", "reseed", "drop:ENTRY_ID", "withhold" (still "drawing") or "answer-secret:USER"
 }
 
 func newForger(tb testing.TB, s *server) (*forger, string) {
@@ -114,6 +114,9 @@ var drawPath = regexp.MustCompile(`^/api/v1/items/\d+/draw$`)
 
 func (f *forger) forge(resp *http.Response) error {
 	mode := f.mode.Load().(string)
+	if user, ok := strings.CutPrefix(mode, "answer-secret:"); ok {
+		return answerSecret(resp, user)
+	}
 	if mode == "" || !drawPath.MatchString(resp.Request.URL.Path) || resp.StatusCode != http.StatusOK {
 		return nil
 	}
@@ -127,7 +130,12 @@ func (f *forger) forge(resp *http.Response) error {
 	} else {
 		redraw(&p, mode)
 	}
-	b, err := json.Marshal(p)
+	return setBody(resp, p)
+}
+
+// setBody makes v, as JSON, resp's body.
+func setBody(resp *http.Response, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}

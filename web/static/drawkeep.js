@@ -15,7 +15,9 @@ export function kept(itemID, user) {
   }
 }
 
-// keep records an entry as the server answered it. The commitment is the
+// keep records an entry as this device made it (draw.js checks the
+// server's answer against it first: the secret is the one chosen here, the
+// id computed here). The commitment is the
 // first one this device saw for the draw (shown, the page's own read of it
 // before entering): a later entry (a change of size) never replaces it.
 export function keep(itemID, user, entry, shown) {

@@ -153,7 +153,7 @@ async function main() {
   $('#sale-name').textContent = item.name;
   $('#data-link').href = `/api/v1/items/${encodeURIComponent(itemID)}/draw`;
   const k = user ? kept(itemID, user) : null;
-  $('#verify-cmd').textContent = `seckill verify-draw -commitment ${(k && k.commitment) || 'COMMITMENT'} -salt ${(k && k.salt) || 'SALT'} -user ${user || 'YOUR_NAME'} ` +
+  $('#verify-cmd').textContent = `seckill verify-draw -commitment ${(k && k.commitment) || 'COMMITMENT'} -salt ${(k && k.salt) || 'SALT'} -variant ${(k && k.variant_id) || 'VARIANT_ID'} -user ${user || 'YOUR_NAME'} ` +
     `-secret ${(k && k.entry_secret) || 'YOUR_ENTRY_SECRET'} ${location.origin}/sale/${encodeURIComponent(itemID)}`;
   const box = new ProofBox($('#published'), itemID);
   for (;;) {
