@@ -94,7 +94,7 @@ func TestBrowserDrawCheckGivesEveryVectorItsVerdict(t *testing.T) {
 // seed matches its seed_sha256, the winners are the rankings' heads): only
 // what the shopper's device kept can show it.
 type forger struct {
-	mode atomic.Value // "", "reseed", "drop:ENTRY_ID", "withhold" (still "drawing") or "answer-secret:USER"
+	mode atomic.Value // "", "reseed", "resalt", "drop:ENTRY_ID", "move:ENTRY_ID", "withhold" (still "drawing") or "answer-secret:USER"
 }
 
 func newForger(tb testing.TB, s *server) (*forger, string) {
@@ -155,8 +155,17 @@ func redraw(p *draw.Proof, mode string) {
 		commit, sd := draw.Commitment(seed), hex.EncodeToString(seed)
 		p.SeedSHA256, p.Seed = &commit, &sd
 	}
+	if mode == "resalt" { // the ids would be recomputed too: the kept salt fails the draw first
+		salt := make([]byte, 16)
+		_, _ = rand.Read(salt)
+		s := hex.EncodeToString(salt)
+		p.Salt = &s
+	}
 	entries := []draw.Ticket{}
 	for _, e := range *p.Entries {
+		if "move:"+e.EntryID == mode {
+			e.VariantID = otherThan(p.Variants, e.VariantID)
+		}
 		if "drop:"+e.EntryID != mode {
 			entries = append(entries, e)
 		}
@@ -169,12 +178,24 @@ func redraw(p *draw.Proof, mode string) {
 	p.Entries, p.Winners, p.Backfilled, p.EntryCount = &entries, &winners, &none, len(entries)
 }
 
+// otherThan is the first variant other than v.
+func otherThan(vs []draw.UnitsOf, v int64) int64 {
+	for _, u := range vs {
+		if u.VariantID != v {
+			return u.VariantID
+		}
+	}
+	return v
+}
+
 // TestBrowserDrawCheckHoldsTheDrawToWhatTheDeviceKept: a shopper enters a
 // draw on its page, which keeps the entry secret and the commitment it
 // showed on the device and prints them. After the draw the check page is
 // green; when the server serves a re-seeded draw (with its own matching
-// commitment) or one without the shopper's entry, it is red. A device that
-// kept nothing says the commitment could not be checked, never green.
+// commitment), a re-salted one, one without the shopper's entry or with it
+// under another size, it is red; one withheld after the close is "Not
+// drawn", never green. A device that kept nothing says the commitment could
+// not be checked, never green.
 //
 // Serial, like every browser test: see browser_test.go.
 func TestBrowserDrawCheckHoldsTheDrawToWhatTheDeviceKept(t *testing.T) {
@@ -216,15 +237,18 @@ func TestBrowserDrawCheckHoldsTheDrawToWhatTheDeviceKept(t *testing.T) {
 	b.until(`document.querySelector('#verdict').dataset.verdict === 'pass'`, 10*time.Second)
 	b.shots("drawcheck-green")
 
-	for mode, says := range map[string]string{"reseed": "the seed was changed", "drop:" + entry.str("entry_id"): "is not among the 3 published entries"} {
+	forgeries := map[string]string{"reseed": "the seed was changed", "drop:" + entry.str("entry_id"): "is not among the 3 published entries",
+		"resalt": "every entry id was changed", "move:" + entry.str("entry_id"): "but you entered for EU 42: it was moved"}
+	shot := map[string]string{"reseed": "drawcheck-red", "resalt": "drawcheck-red-salt", "move:" + entry.str("entry_id"): "drawcheck-red-size"}
+	for mode, says := range forgeries {
 		f.mode.Store(mode)
 		b.open(proof)
 		b.until(`document.querySelector('#verdict').dataset.verdict === 'fail'`, 10*time.Second)
 		if got := b.text("#checks"); !strings.Contains(got, says) || b.eval(`document.querySelector('#verdict').dataset.ok !== 'false'`) {
 			t.Errorf("forged (%s): the page says %q", mode, got)
 		}
-		if mode == "reseed" {
-			b.shots("drawcheck-red")
+		if shot[mode] != "" {
+			b.shots(shot[mode])
 		}
 	}
 	// A draw withheld after the close shows no entry: not green, not a pass.

@@ -124,7 +124,8 @@ async function verify(d, kept) {
     if (!out.mine) throw new Failed(Problem.missing, `Your entry ${mine} is not among the ${d.entries.length} published entries.`);
     // An entry moved to a size with fewer entrants ahead of it can lose.
     if (kept.variantID && out.mine.variant_id !== kept.variantID) {
-      throw new Failed(Problem.variant, `Your entry ${mine} is listed under variant ${out.mine.variant_id}, but you entered for variant ${kept.variantID}.`);
+      const name = (id) => (d.variants.find((v) => v.variant_id === id) || { label: '' }).label || `variant ${id}`;
+      throw new Failed(Problem.variant, `Your entry ${mine} is listed under ${name(out.mine.variant_id)}, but you entered for ${name(kept.variantID)}: it was moved.`);
     }
   }
   return out;
