@@ -13,7 +13,7 @@
 //
 // WebCrypto hashes only on secure pages (https, or this machine): elsewhere
 // checkDraw throws, and `seckill verify-draw` does the same check.
-import { wellFormed, isHex, Failed, Problem, shaped } from './drawshape.js';
+import { wellFormed, isHex, Failed, Problem, shaped, timeOf } from './drawshape.js';
 import { readDraw } from './drawjson.js';
 
 const enc = new TextEncoder();
@@ -91,7 +91,7 @@ async function verify(d, kept) {
     // No draw published once entries closed: the shopper's entry cannot be
     // checked, and that is no pass. An absent close is the zero time, as Go
     // decodes it: long past.
-    const close = d.entries_close_at == null ? -Infinity : Date.parse(d.entries_close_at);
+    const close = d.entries_close_at == null ? -Infinity : timeOf(d.entries_close_at);
     const closed = d.phase === 'drawing' || d.phase === 'ended' || (kept.now !== undefined && kept.now >= close);
     if (mine && closed) out.verdict = 'not_drawn';
     return out;

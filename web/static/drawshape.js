@@ -27,7 +27,28 @@ export class Failed extends Error {
 }
 
 const PHASES = ['entries_open', 'drawing', 'drawn', 'ended'];
-const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
+const TIME = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)([.,]\d+)?(Z|([+-])(\d\d):(\d\d))$/;
+
+function daysIn(year, month) {
+  const t = new Date(0);
+  t.setUTCFullYear(year, month, 0);
+  return t.getUTCDate();
+}
+
+// timeOf is s as Go's time.Time reads it from JSON (RFC 3339, with its
+// ranges: an offset of up to 24 hours and 60 minutes passes), in ms since
+// the epoch; NaN for what Go refuses.
+export function timeOf(s) {
+  const m = typeof s === 'string' && TIME.exec(s);
+  if (!m) return NaN;
+  const [y, mo, d, h, mi, sec] = m.slice(1, 7).map(Number);
+  const [oh, om] = [Number(m[10] || 0), Number(m[11] || 0)];
+  if (mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo) || h > 23 || mi > 59 || sec > 59 || oh > 24 || om > 60) return NaN;
+  const t = new Date(0);
+  t.setUTCFullYear(y, mo - 1, d);
+  t.setUTCHours(h, mi, sec, m[7] ? Math.floor(Number(`0.${m[7].slice(1)}`) * 1000) : 0);
+  return t.getTime() - (m[9] === '-' ? -1 : 1) * (oh * 60 + om) * 60000;
+}
 
 const malformed = (message) => new Failed(Problem.malformed, message);
 const absent = (v) => v === undefined || v === null;
@@ -53,7 +74,7 @@ function types(d) {
   if (!absent(d.item_id)) int(d.item_id, 'item_id');
   if (!absent(d.entry_count)) int(d.entry_count, 'entry_count');
   for (const t of ['entries_open_at', 'entries_close_at', 'drawn_at']) {
-    if (!absent(d[t]) && !(typeof d[t] === 'string' && TIME.test(d[t]))) throw malformed(`${t} is not a time.`);
+    if (!absent(d[t]) && Number.isNaN(timeOf(d[t]))) throw malformed(`${t} is not a time.`);
   }
   for (const f of ['phase', 'seed_sha256', 'salt', 'seed']) {
     if (!absent(d[f]) && typeof d[f] !== 'string') throw malformed(`${f} must be a string.`);

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/seckill/seckill/internal/draw"
 )
@@ -46,6 +47,19 @@ func crafted(waiting string) map[string]vector {
 		"good-unknown-key-ignored": {about: "A key no draw has: both checkers ignore it.", commitment: commitment, expect: pass(nil),
 			text: withKeys(text, `"note":"hello"`)},
 	}
+	for name, at := range map[string]string{"close-on-february-30": "2026-02-30T10:00:00Z", "close-at-hour-24": "2026-11-22T24:00:00Z",
+		"close-offset-minute-61": "2026-11-22T10:00:00+00:61", "close-lowercase-t": "2026-11-22t10:00:00Z"} {
+		vs[name] = bad("entries_close_at "+at+", which is no time.", strings.Replace(text, `"entries_close_at":"2026-11-22T10:00:00Z"`,
+			`"entries_close_at":"`+at+`"`, 1))
+	}
+	// An offset is part of the time: 10:30+01:00 is 09:30Z, before the check at 09:59Z.
+	early := string(marshal(open()))
+	vs["withheld-close-with-an-offset"] = vector{about: "entries_close_at 10:30+01:00 (09:30Z), checked at 09:59Z, the draw still open: not drawn.",
+		commitment: commitment, checkedAt: ptr(closes.Add(-time.Minute)), shopper: shopper(waiting), expect: notDrawn(),
+		text: strings.Replace(early, `"entries_close_at":"2026-11-22T10:00:00Z"`, `"entries_close_at":"2026-11-22T10:30:00+01:00"`, 1)}
+	vs["good-close-offset-24-hours"] = vector{about: "entries_close_at with an offset of +24:00, which Go reads (a day earlier): " +
+		"checked a minute after the draw, a draw that holds.", commitment: commitment, expect: pass(nil),
+		text: strings.Replace(text, `"entries_close_at":"2026-11-22T10:00:00Z"`, `"entries_close_at":"2026-11-22T10:00:00+24:00"`, 1)}
 	for name, absent := range map[string]bool{"good-variant-id-null-read-as-0": false, "good-variant-id-absent-read-as-0": true} {
 		vs[name] = vector{about: "An entry whose variant_id is null or absent is under variant 0, as Go's decoder reads it: " +
 			"here a listed variant, which it wins.", commitment: commitment, expect: pass(nil), draw: variantZero(honest, absent)}
@@ -88,3 +102,5 @@ func anys(ts []draw.Ticket) []any {
 	}
 	return out
 }
+
+func ptr[T any](v T) *T { return &v }
