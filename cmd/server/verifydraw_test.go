@@ -89,6 +89,13 @@ func TestVerifyDrawGivesEveryVectorItsVerdict(t *testing.T) {
 			if v.Expect.Verdict == draw.VerdictFail && !strings.Contains(err.Error(), "does NOT check out") {
 				t.Errorf("a failing draw's message: %v", err)
 			}
+			if v.Expect.Verdict == draw.VerdictNotDrawn && !strings.Contains(err.Error(), "NOT DRAWN: your entry cannot be checked yet") {
+				t.Errorf("a withheld draw's message: %v", err)
+			}
+			if sh := v.Shopper; v.Expect.Verdict == draw.VerdictUnconfirmed && v.Commitment != "" && sh != nil && sh.EntrySecret != "" && sh.Salt == "" &&
+				!strings.Contains(err.Error(), "Run again with -salt") {
+				t.Errorf("a check with no salt kept does not say so: %v", err)
+			}
 			s := v.Expect.Shopper
 			if s != nil && (!strings.Contains(out.String(), "place "+strconv.Itoa(s.Place)+" of ") || !strings.Contains(out.String(), said[s.Outcome])) {
 				t.Errorf("the shopper's entry (%s at place %d) is not said so:\n%s", s.Outcome, s.Place, out.String())
