@@ -45,11 +45,13 @@ function scan(text) {
   const space = () => {
     while (' \t\n\r'.includes(text[i]) && i < text.length) i += 1;
   };
-  const string = () => {
+  // string skips a string, and returns its value for a key (a draw's
+  // thousands of entry ids need not be decoded twice).
+  const string = (key = false) => {
     const start = i;
     for (i += 1; text[i] !== '"'; i += text[i] === '\\' ? 2 : 1);
     i += 1;
-    return JSON.parse(text.slice(start, i));
+    return key ? JSON.parse(text.slice(start, i)) : undefined;
   };
   const members = (close, depth, member) => {
     i += 1;
@@ -73,7 +75,7 @@ function scan(text) {
       const seen = new Set();
       return members('}', depth, () => {
         space();
-        const key = string();
+        const key = string(true);
         if (seen.has(key)) throw malformed(`The key ${JSON.stringify(key)} is repeated in an object.`);
         seen.add(key);
         const name = fold(key);
