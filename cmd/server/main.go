@@ -51,7 +51,7 @@ func run(ctx context.Context, args []string) error {
 	}
 	switch cmd {
 	case "verify-draw":
-		return verifyDraw(ctx, args[1:], os.Stdout)
+		return verifyDraw(ctx, args[1:], os.Stdout, time.Now)
 	case "migrate", "seed":
 		// These need only MySQL; they must not demand the server's secrets.
 		dsn, err := config.Load(withDummySecrets)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -25,6 +24,7 @@ const (
 	exitFails       = 1 // the draw does not hold, or could not be read
 	exitUsage       = 2
 	exitUnconfirmed = 3 // it holds, but its seed was checked against nothing kept from before the close
+	exitNotDrawn    = 4 // entries closed, no draw published: the shopper's entry cannot be checked yet
 )
 
 // exitError is verify-draw's verdict when it is not "holds": main prints
@@ -39,12 +39,13 @@ func (e *exitError) Unwrap() error { return e.err }
 
 func exit(status int, err error) error { return &exitError{status: status, err: err} }
 
-const verifyUsage = "usage: seckill verify-draw [-commitment HEX] [-user ID -secret HEX | -entry HEX] URL " +
+const verifyUsage = "usage: seckill verify-draw [-commitment HEX] [-salt HEX] [-variant ID] [-user ID -secret HEX | -entry HEX] URL " +
 	"(URL: the sale page or /api/v1/items/{id}/draw)"
 
 // verifyFlags are verify-draw's flags.
 type verifyFlags struct {
-	commitment, user, secret, entry string
+	commitment, salt, user, secret, entry string
+	variant                               int64
 }
 
 // verifyDraw is `seckill verify-draw`: it fetches a published draw (its
@@ -53,8 +54,10 @@ type verifyFlags struct {
 // the shopper saw before the close: a forger who re-rolls the seed
 // publishes a matching seed_sha256 with it, so the document's own
 // commitment proves nothing. With -user and -secret (or -entry) it also
-// finds that shopper's entry, and a draw without it fails.
-func verifyDraw(ctx context.Context, args []string, out io.Writer) error {
+// finds that shopper's entry, and a draw without it fails; a draw not
+// published once entries closed cannot show it, which is no pass. now is
+// the clock that tells whether entries have closed.
+func verifyDraw(ctx context.Context, args []string, out io.Writer, now func() time.Time) error {
 	f, u, err := parseVerifyArgs(args, out)
 	if err != nil {
 		return exit(exitUsage, err)
@@ -63,12 +66,8 @@ func verifyDraw(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return exit(exitFails, err)
 	}
-	against := draw.Against{Commitment: f.commitment, EntryID: f.entry}
-	if f.user != "" && p.Salt != nil {
-		salt, _ := hex.DecodeString(*p.Salt)
-		secret, _ := draw.ParseSecret(f.secret) // checked by parseVerifyArgs
-		against.EntryID = draw.EntryID(salt, secret, f.user)
-	}
+	against := draw.Against{Commitment: f.commitment, Salt: f.salt, EntryID: f.entry, UserID: f.user, Secret: f.secret,
+		VariantID: f.variant, Now: now()}
 	c, err := draw.Verify(p, against)
 	if errors.Is(err, draw.ErrNothingPublished) {
 		return exit(exitFails, fmt.Errorf("nothing to check yet: %w", err))
@@ -76,10 +75,19 @@ func verifyDraw(ctx context.Context, args []string, out io.Writer) error {
 		return exit(exitFails, fmt.Errorf("the draw does NOT check out: %w", err))
 	}
 	report(out, p, c, f)
+	if c.Withheld {
+		return exit(exitNotDrawn, fmt.Errorf("NOT DRAWN: your entry cannot be checked yet: entries closed at %s and no draw is published "+
+			"(phase %q); run again once it is, and if it never is, the draw was withheld", p.EntriesCloseAt.Format(time.RFC3339), p.Phase))
+	}
 	if !c.CommitmentChecked {
 		return exit(exitUnconfirmed, errors.New("NOT CONFIRMED: the seed was not checked against a commitment seen before the close; "+
 			"a forger can publish a new seed with its own matching seed_sha256. Run again with -commitment, "+
 			"the value the draw page and your entry answer showed while entries were open"))
+	}
+	if c.SaltUnchecked {
+		return exit(exitUnconfirmed, errors.New("NOT CONFIRMED: your entry id was computed from the salt the draw publishes now, "+
+			"which was not checked against one seen when you entered; whoever knows every entry secret can re-salt a drawn draw "+
+			"until the rankings suit them. Run again with -salt, the value your entry answer and the draw page showed"))
 	}
 	return nil
 }
@@ -89,6 +97,8 @@ func parseVerifyArgs(args []string, out io.Writer) (verifyFlags, string, error) 
 	fs := flag.NewFlagSet("verify-draw", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.StringVar(&f.commitment, "commitment", "", "the draw's commitment (seed_sha256) as seen before the close of entries")
+	fs.StringVar(&f.salt, "salt", "", "the draw's salt as seen when you entered (salt in the entry answer)")
+	fs.Int64Var(&f.variant, "variant", 0, "the variant you entered for (variant_id in the entry answer): your entry must be under it")
 	fs.StringVar(&f.user, "user", "", "your user id: with -secret, find your entry and its place")
 	fs.StringVar(&f.secret, "secret", "", "your entry secret (entry_secret in the entry answer; kept by the draw page)")
 	fs.StringVar(&f.entry, "entry", "", "an entry id to find, instead of -user and -secret")
@@ -107,6 +117,9 @@ func parseVerifyArgs(args []string, out io.Writer) (verifyFlags, string, error) 
 	}
 	if _, err := hex.DecodeString(f.commitment); err != nil {
 		return f, "", fmt.Errorf("-commitment must be 64 hex digits, got %q", f.commitment)
+	}
+	if _, err := hex.DecodeString(f.salt); err != nil || (f.salt != "" && len(f.salt) != 32) {
+		return f, "", fmt.Errorf("-salt must be 32 hex digits, got %q", f.salt)
 	}
 	if _, err := draw.ParseSecret(f.secret); f.secret != "" && err != nil {
 		return f, "", fmt.Errorf("-secret: %w", err)
@@ -179,9 +192,15 @@ func fetchDraw(ctx context.Context, u string) (draw.Proof, error) {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return draw.Proof{}, fmt.Errorf("GET %s: %s %s", u, resp.Status, body)
 	}
-	var p draw.Proof
-	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
-		return draw.Proof{}, fmt.Errorf("the draw does NOT check out: GET %s: %w: %v", u, draw.ErrMalformed, err)
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return draw.Proof{}, fmt.Errorf("GET %s: %w", u, err)
+	}
+	// Read as the page reads it: strictly, so that one document cannot
+	// verify as two different draws (internal/draw/strict.go).
+	p, err := draw.DecodeProof(body)
+	if err != nil {
+		return draw.Proof{}, fmt.Errorf("the draw does NOT check out: GET %s: %w", u, err)
 	}
 	return p, nil
 }

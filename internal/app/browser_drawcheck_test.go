@@ -27,15 +27,16 @@ import (
 )
 
 // vectorsInPage runs each vector through the page's check
-// (web/static/drawcheck.js) as the check page does: the shopper's entry id
-// from their secret and the published salt, held with the commitment kept.
+// (web/static/drawcheck.js) as the check page does, from the document's
+// text, the same bytes the Go verifier reads: held to the commitment
+// and salt kept, the shopper's entry id from their secret under the salt.
 const vectorsInPage = `(async (vs) => {
-  const { checkDraw, entryID } = await import('/static/drawcheck.js');
+  const { checkDraw } = await import('/static/drawcheck.js');
   const out = {};
   for (const v of vs) {
-    const s = v.shopper;
-    const id = s ? (s.entry_id || await entryID(v.draw && v.draw.salt, s.entry_secret, s.user_id)) : '';
-    const r = await checkDraw(v.draw, { commitment: v.commitment, entryID: id });
+    const s = v.shopper || {};
+    const r = await checkDraw(v.text, { commitment: v.commitment, salt: s.salt, entryID: s.entry_id, secret: s.entry_secret, userID: s.user_id,
+      variantID: s.variant_id, now: v.checked_at ? Date.parse(v.checked_at) : undefined });
     out[v.name] = { verdict: r.verdict, problem: r.problem || undefined,
       shopper: r.mine ? { variant_id: r.mine.variant_id, place: r.mine.place, outcome: r.mine.outcome } : undefined };
   }
@@ -57,12 +58,13 @@ func TestBrowserDrawCheckGivesEveryVectorItsVerdict(t *testing.T) {
 	type input struct {
 		Name       string           `json:"name"`
 		Commitment string           `json:"commitment,omitempty"`
+		CheckedAt  *time.Time       `json:"checked_at,omitempty"`
 		Shopper    *drawvec.Shopper `json:"shopper,omitempty"`
-		Draw       json.RawMessage  `json:"draw"`
+		Text       string           `json:"text"` // the bytes the Go verifier reads
 	}
 	in := make([]input, len(vs))
 	for i, v := range vs {
-		in[i] = input{v.Name, v.Commitment, v.Shopper, v.Draw}
+		in[i] = input{v.Name, v.Commitment, v.CheckedAt, v.Shopper, string(v.Doc())}
 	}
 	arg, err := json.Marshal(in)
 	if err != nil {
@@ -92,7 +94,7 @@ func TestBrowserDrawCheckGivesEveryVectorItsVerdict(t *testing.T) {
 // seed matches its seed_sha256, the winners are the rankings' heads): only
 // what the shopper's device kept can show it.
 type forger struct {
-	mode atomic.Value // "", "reseed" or "drop:ENTRY_ID"
+	mode atomic.Value // "", "reseed", "resalt", "drop:ENTRY_ID", "move:ENTRY_ID", "withhold" (still "drawing") or "answer-secret:USER"
 }
 
 func newForger(tb testing.TB, s *server) (*forger, string) {
@@ -112,6 +114,9 @@ var drawPath = regexp.MustCompile(`^/api/v1/items/\d+/draw$`)
 
 func (f *forger) forge(resp *http.Response) error {
 	mode := f.mode.Load().(string)
+	if user, ok := strings.CutPrefix(mode, "answer-secret:"); ok {
+		return answerSecret(resp, user)
+	}
 	if mode == "" || !drawPath.MatchString(resp.Request.URL.Path) || resp.StatusCode != http.StatusOK {
 		return nil
 	}
@@ -120,8 +125,17 @@ func (f *forger) forge(resp *http.Response) error {
 		return err
 	}
 	resp.Body.Close()
-	redraw(&p, mode)
-	b, err := json.Marshal(p)
+	if mode == "withhold" {
+		p.Phase, p.DrawnAt, p.Seed, p.Entries, p.Winners, p.Backfilled = draw.PhaseDrawing, nil, nil, nil, nil, nil
+	} else {
+		redraw(&p, mode)
+	}
+	return setBody(resp, p)
+}
+
+// setBody makes v, as JSON, resp's body.
+func setBody(resp *http.Response, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
@@ -141,8 +155,17 @@ func redraw(p *draw.Proof, mode string) {
 		commit, sd := draw.Commitment(seed), hex.EncodeToString(seed)
 		p.SeedSHA256, p.Seed = &commit, &sd
 	}
+	if mode == "resalt" { // the ids would be recomputed too: the kept salt fails the draw first
+		salt := make([]byte, 16)
+		_, _ = rand.Read(salt)
+		s := hex.EncodeToString(salt)
+		p.Salt = &s
+	}
 	entries := []draw.Ticket{}
 	for _, e := range *p.Entries {
+		if "move:"+e.EntryID == mode {
+			e.VariantID = otherThan(p.Variants, e.VariantID)
+		}
 		if "drop:"+e.EntryID != mode {
 			entries = append(entries, e)
 		}
@@ -155,12 +178,24 @@ func redraw(p *draw.Proof, mode string) {
 	p.Entries, p.Winners, p.Backfilled, p.EntryCount = &entries, &winners, &none, len(entries)
 }
 
+// otherThan is the first variant other than v.
+func otherThan(vs []draw.UnitsOf, v int64) int64 {
+	for _, u := range vs {
+		if u.VariantID != v {
+			return u.VariantID
+		}
+	}
+	return v
+}
+
 // TestBrowserDrawCheckHoldsTheDrawToWhatTheDeviceKept: a shopper enters a
 // draw on its page, which keeps the entry secret and the commitment it
 // showed on the device and prints them. After the draw the check page is
 // green; when the server serves a re-seeded draw (with its own matching
-// commitment) or one without the shopper's entry, it is red. A device that
-// kept nothing says the commitment could not be checked, never green.
+// commitment), a re-salted one, one without the shopper's entry or with it
+// under another size, it is red; one withheld after the close is "Not
+// drawn", never green. A device that kept nothing says the commitment could
+// not be checked, never green.
 //
 // Serial, like every browser test: see browser_test.go.
 func TestBrowserDrawCheckHoldsTheDrawToWhatTheDeviceKept(t *testing.T) {
@@ -202,17 +237,28 @@ func TestBrowserDrawCheckHoldsTheDrawToWhatTheDeviceKept(t *testing.T) {
 	b.until(`document.querySelector('#verdict').dataset.verdict === 'pass'`, 10*time.Second)
 	b.shots("drawcheck-green")
 
-	for mode, says := range map[string]string{"reseed": "the seed was changed", "drop:" + entry.str("entry_id"): "is not among the 3 published entries"} {
+	forgeries := map[string]string{"reseed": "the seed was changed", "drop:" + entry.str("entry_id"): "is not among the 3 published entries",
+		"resalt": "every entry id was changed", "move:" + entry.str("entry_id"): "but you entered for EU 42: it was moved"}
+	shot := map[string]string{"reseed": "drawcheck-red", "resalt": "drawcheck-red-salt", "move:" + entry.str("entry_id"): "drawcheck-red-size"}
+	for mode, says := range forgeries {
 		f.mode.Store(mode)
 		b.open(proof)
 		b.until(`document.querySelector('#verdict').dataset.verdict === 'fail'`, 10*time.Second)
 		if got := b.text("#checks"); !strings.Contains(got, says) || b.eval(`document.querySelector('#verdict').dataset.ok !== 'false'`) {
 			t.Errorf("forged (%s): the page says %q", mode, got)
 		}
-		if mode == "reseed" {
-			b.shots("drawcheck-red")
+		if shot[mode] != "" {
+			b.shots(shot[mode])
 		}
 	}
+	// A draw withheld after the close shows no entry: not green, not a pass.
+	f.mode.Store("withhold")
+	b.open(proof)
+	b.until(`document.querySelector('#verdict').dataset.verdict === 'not_drawn'`, 10*time.Second)
+	if got := b.text("#checks"); !strings.Contains(got, "cannot be checked yet") || b.eval(`document.querySelector('#verdict').dataset.ok !== 'false'`) {
+		t.Errorf("withheld: the page says %q", got)
+	}
+	b.shots("drawcheck-not-drawn")
 	f.mode.Store("")
 
 	// A device that kept nothing cannot hold the seed to anything.

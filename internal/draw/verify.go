@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"cmp"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // What is wrong with a published draw: Verify's errors wrap one of these.
@@ -21,6 +21,8 @@ var (
 	ErrWinners            = errors.New("draw: the winners are not the heads of the rankings")
 	ErrBackfill           = errors.New("draw: the units passed on did not go down the rankings")
 	ErrEntryMissing       = errors.New("draw: the shopper's entry is not among the entries")
+	ErrSaltMismatch       = errors.New("draw: the salt is not the one seen when the shopper entered")
+	ErrVariantMismatch    = errors.New("draw: the shopper's entry is under another variant than the one entered for")
 )
 
 var problems = []struct {
@@ -30,6 +32,7 @@ var problems = []struct {
 	{ErrMalformed, "malformed"}, {ErrNothingPublished, "nothing_published"},
 	{ErrCommitmentMismatch, "commitment_mismatch"}, {ErrSeedMismatch, "seed_mismatch"},
 	{ErrWinners, "winners_wrong"}, {ErrBackfill, "backfill_wrong"}, {ErrEntryMissing, "entry_missing"},
+	{ErrSaltMismatch, "salt_mismatch"}, {ErrVariantMismatch, "variant_mismatch"},
 }
 
 // Problem is the code of what Verify found wrong, "" for none.
@@ -50,8 +53,35 @@ type Against struct {
 	// none was kept, and then the seed is checked only against the
 	// document's own commitment.
 	Commitment string
-	// EntryID is the checking shopper's entry id; "" for none.
-	EntryID string
+	// Salt is the salt (hex) seen when the shopper entered; "" when none
+	// was kept. A forger who knows every secret (the server's database)
+	// can re-salt a drawn draw, recomputing every entry id, until the
+	// rankings suit them: only a salt kept from before binds the ids.
+	Salt string
+	// The checking shopper: the entry id kept at entry (which binds the
+	// salt by itself), or their user id and entry secret, from which the
+	// id is computed under Salt, or the published salt when none was kept.
+	EntryID, UserID, Secret string
+	// Now is when the check runs: a draw not published once entries
+	// closed is withheld from a shopper whose entry it should show. Zero:
+	// by the published phase alone.
+	Now time.Time
+	// VariantID is the variant the shopper entered for; 0 for none kept.
+	// An entry moved to a size with fewer entrants ahead can lose.
+	VariantID int64
+}
+
+// entryID is the checking shopper's entry id under the published salt
+// (the kept one, once Verify checked they are the same); "" for none.
+func (a Against) entryID(salt string) (string, error) {
+	if a.Secret == "" {
+		return strings.ToLower(a.EntryID), nil
+	}
+	secret, err := ParseSecret(a.Secret)
+	if err != nil {
+		return "", err
+	}
+	return EntryID(mustHex(salt), secret, a.UserID), nil
 }
 
 // Check is what Verify found of a published draw.
@@ -59,10 +89,16 @@ type Check struct {
 	Drawn                    bool
 	Entries, Winners, Passed int
 	CommitmentChecked        bool // against one kept from before the close
-	Ranking                  map[int64][]Ticket
-	Mine                     *Standing // the checked shopper's entry, once drawn
-	units                    map[int64]int
-	passedOn                 map[int64]int
+	// SaltUnchecked: the shopper's entry id was computed from the
+	// published salt, kept nowhere, so a re-salted draw would pass.
+	SaltUnchecked bool
+	// Withheld: a shopper's entry was asked for, entries have closed, and
+	// no draw is published, so the entry cannot be checked yet.
+	Withheld bool
+	Ranking  map[int64][]Ticket
+	Mine     *Standing // the checked shopper's entry, once drawn
+	units    map[int64]int
+	passedOn map[int64]int
 }
 
 // Outcomes of an entry in a drawn draw.
@@ -83,11 +119,13 @@ type Standing struct {
 }
 
 // Verdicts of a check: a draw that holds, one that holds but whose seed
-// could not be checked against a commitment seen before the close, and one
-// that does not hold.
+// (or salt) could not be checked against one seen before the close, one
+// not published after the close although a shopper's entry was asked for,
+// and one that does not hold.
 const (
 	VerdictPass        = "pass"
 	VerdictUnconfirmed = "unconfirmed"
+	VerdictNotDrawn    = "not_drawn"
 	VerdictFail        = "fail"
 )
 
@@ -96,18 +134,20 @@ func (c Check) Verdict(err error) string {
 	switch {
 	case err != nil:
 		return VerdictFail
-	case !c.CommitmentChecked:
+	case c.Withheld:
+		return VerdictNotDrawn
+	case !c.CommitmentChecked || c.SaltUnchecked:
 		return VerdictUnconfirmed
 	}
 	return VerdictPass
 }
 
 // VerifyJSON verifies a published draw as read from the wire: a document
-// that does not decode as one is malformed.
+// that DecodeProof refuses is malformed.
 func VerifyJSON(doc []byte, against Against) (Check, error) {
-	var p Proof
-	if err := json.Unmarshal(doc, &p); err != nil {
-		return Check{}, fmt.Errorf("%w: %v", ErrMalformed, err)
+	p, err := DecodeProof(doc)
+	if err != nil {
+		return Check{}, err
 	}
 	return Verify(p, against)
 }
@@ -123,21 +163,36 @@ func Verify(p Proof, against Against) (Check, error) {
 	if err != nil {
 		return Check{}, err
 	}
-	c := Check{Entries: p.EntryCount, CommitmentChecked: against.Commitment != "", units: u}
+	c := Check{Entries: p.EntryCount, CommitmentChecked: against.Commitment != "", units: u,
+		SaltUnchecked: against.Secret != "" && against.Salt == ""}
 	if kept := strings.ToLower(against.Commitment); kept != "" && kept != *p.SeedSHA256 {
 		return Check{}, fmt.Errorf("%w: the draw now publishes the commitment %s, but %s was published before the close: the seed was changed",
 			ErrCommitmentMismatch, *p.SeedSHA256, kept)
 	}
+	if kept := strings.ToLower(against.Salt); kept != "" && kept != *p.Salt {
+		return Check{}, fmt.Errorf("%w: the draw now publishes the salt %s, but %s was published when you entered: every entry id was changed",
+			ErrSaltMismatch, *p.Salt, kept)
+	}
+	mine, err := against.entryID(*p.Salt)
+	if err != nil {
+		return Check{}, err
+	}
 	if p.Phase != PhaseDrawn {
+		closed := p.Phase == PhaseDrawing || p.Phase == PhaseEnded || (!against.Now.IsZero() && !against.Now.Before(p.EntriesCloseAt))
+		c.Withheld = mine != "" && closed
 		return c, nil
 	}
 	if err := c.recompute(p); err != nil {
 		return Check{}, err
 	}
-	if against.EntryID != "" {
-		c.Mine = c.standing(strings.ToLower(against.EntryID))
+	if mine != "" {
+		c.Mine = c.standing(mine)
 		if c.Mine == nil {
-			return Check{}, fmt.Errorf("%w: entry %s is not among the %d published entries", ErrEntryMissing, against.EntryID, len(*p.Entries))
+			return Check{}, fmt.Errorf("%w: entry %s is not among the %d published entries", ErrEntryMissing, mine, len(*p.Entries))
+		}
+		if v := against.VariantID; v != 0 && c.Mine.VariantID != v {
+			return Check{}, fmt.Errorf("%w: entry %s is listed under variant %d, but was entered for variant %d",
+				ErrVariantMismatch, mine, c.Mine.VariantID, v)
 		}
 	}
 	return c, nil

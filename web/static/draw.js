@@ -12,7 +12,7 @@ import { $, api, humanError, newKey, countdown, serverNow } from './api.js';
 import { withProof } from './pow.js';
 import { describeDraw, short, entriesPhase, entriesBadge } from './drawtext.js';
 import { ProofBox } from './drawproof.js';
-import { newSecret } from './drawcheck.js';
+import { newSecret, entryID } from './drawcheck.js';
 import { kept, keep } from './drawkeep.js';
 
 const PHASES = ['upcoming', 'entries_open', 'drawing', 'drawn'];
@@ -22,6 +22,23 @@ const RESULT_POLL_MS = 3000; // a waitlist place or a win's window
 // Pages spread their first requests after the open and the close over this
 // long, so a crowd of open pages is not a stampede at that second.
 const SPREAD_MS = 1500;
+
+// Refused is an entry answer this device does not keep: it does not
+// match what the device sent.
+class Refused extends Error {}
+
+// answered checks the server's answer to an entry against what this device
+// sent (the secret it chose, the size, the salt it was shown) and the entry
+// id computed here; it returns what to keep, all of it this device's own.
+async function answered(e, sent) {
+  const refuse = (what) => new Refused(`The shop's answer to your entry does not match what this browser sent (${what}), so nothing was kept on this device to check the draw with. Reload the page and enter again; if this goes on, the shop may be tampering with entries.`);
+  if (e.entry_secret !== sent.secret) throw refuse('another entry secret');
+  if (e.variant_id !== sent.variantID) throw refuse('another size');
+  if (sent.salt && e.salt !== sent.salt) throw refuse('another salt than the one published');
+  const id = await entryID(e.salt, sent.secret, sent.user);
+  if (!id || e.entry_id !== id) throw refuse('an entry id that is not SHA-256 of the salt, your secret and your user id');
+  return { entry_secret: sent.secret, entry_id: id, salt: e.salt, variant_id: sent.variantID, commitment: e.commitment };
+}
 
 export class Draw {
   // item returns the sale as last read; onOrder(orderID, status, label)
@@ -123,16 +140,24 @@ export class Draw {
     this.error = '';
     try {
       const before = kept(this.itemID, this.user);
-      // An entry made on another device keeps its secret, so that device's
-      // record still finds it.
-      const secret = (before && before.entry_secret) || (this.entry && this.entry.entry_secret) || newSecret();
+      // The secret is this device's own: the one it kept, or a fresh one.
+      // Never the server's (GET …/entry shows it): a server that chose the
+      // secret could choose the entry id, and so its place. An entry made
+      // on another device gets a new secret here, and that device's record
+      // no longer finds it (its check says the entry is missing).
+      const secret = (before && before.entry_secret) || newSecret();
       const send = (headers) => api('POST', `${this.path}/entry`, { variant_id: v.id, entry_secret: secret }, headers);
       const e = await withProof(this.itemID, send);
-      this.kept = keep(this.itemID, this.user, e, this.draw && this.draw.seed_sha256);
+      const mine = await answered(e, { secret, user: this.user, variantID: v.id, salt: (before && before.salt) || (this.draw && this.draw.salt) });
+      this.kept = keep(this.itemID, this.user, mine, this.draw && this.draw.seed_sha256);
       this.entry = { ...e, result: null, position: null, purchase_deadline: null, purchase_token: null, order_id: null };
       this.changing = false;
       this.pollDraw(); // the entry count now counts this one
     } catch (err) {
+      if (err instanceof Refused) {
+        this.error = err.message;
+        return;
+      }
       this.error = err.code === 'proof_of_work_required' ? 'Your browser could not get ready to enter. Please try again.' : humanError(err);
       if (err.code === 'entries_closed' || err.code === 'entries_not_open') this.pollDraw();
     } finally {

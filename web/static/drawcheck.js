@@ -13,7 +13,8 @@
 //
 // WebCrypto hashes only on secure pages (https, or this machine): elsewhere
 // checkDraw throws, and `seckill verify-draw` does the same check.
-import { wellFormed, isHex, Failed, Problem } from './drawshape.js';
+import { wellFormed, isHex, Failed, Problem, shaped, timeOf } from './drawshape.js';
+import { readDraw } from './drawjson.js';
 
 const enc = new TextEncoder();
 const hexBytes = (hex) => Uint8Array.from(hex.match(/../g) || [], (h) => parseInt(h, 16));
@@ -51,15 +52,19 @@ export async function rank(seedHex, entries) {
   return keyed.sort((a, b) => (a.key < b.key ? -1 : (a.key > b.key ? 1 : 0)));
 }
 
-// checkDraw checks a published draw d against what the shopper kept from
+// checkDraw checks a published draw, as the text served (read strictly,
+// drawjson.js) or as parsed, against what the shopper kept from
 // before the close: kept.commitment (the seed_sha256 seen then; absent when
-// this device kept none) and kept.entryID (theirs; absent for none). It
-// returns {verdict: 'pass' | 'unconfirmed' | 'fail', problem, message,
-// drawn, variants (each with its ranking), mine (their entry's variant_id,
-// place, outcome: won, backfilled or waitlist)}.
-export async function checkDraw(d, kept = {}) {
+// this device kept none), kept.salt (the salt seen at entry; absent for
+// none), and their entry: kept.secret with kept.userID (the id computed
+// under the salt), or kept.entryID (the id kept at entry, which binds the
+// salt by itself); kept.variantID, the variant entered for. It returns {verdict: 'pass' | 'unconfirmed' | 'fail',
+// problem, message, drawn, saltUnchecked, variants (each with its ranking),
+// mine (their entry's variant_id, place, outcome: won, backfilled or
+// waitlist)}.
+export async function checkDraw(doc, kept = {}) {
   try {
-    return await verify(d, kept);
+    return await verify(typeof doc === 'string' ? readDraw(doc) : shaped(doc), kept);
   } catch (err) {
     if (!(err instanceof Failed)) throw err;
     return { verdict: 'fail', problem: err.problem, message: err.message, drawn: false, variants: [], mine: null };
@@ -72,8 +77,25 @@ async function verify(d, kept) {
   if (commitment && commitment !== d.seed_sha256) {
     throw new Failed(Problem.commitment, `The draw now publishes the commitment ${d.seed_sha256}, but ${commitment} was shown when you entered: the seed was changed.`);
   }
-  const out = { verdict: commitment ? 'pass' : 'unconfirmed', problem: '', message: '', drawn: d.phase === 'drawn', variants: [], mine: null };
-  if (!out.drawn) return out;
+  // A forger who knows every secret can re-salt a drawn draw until the
+  // rankings suit them: only the salt kept at entry binds the entry ids.
+  const salt = (kept.salt || '').toLowerCase();
+  if (salt && salt !== d.salt) {
+    throw new Failed(Problem.salt, `The draw now publishes the salt ${d.salt}, but ${salt} was shown when you entered: every entry id was changed.`);
+  }
+  const mine = kept.secret ? await entryID(d.salt, kept.secret, kept.userID ?? '') : (kept.entryID || '').toLowerCase();
+  const saltUnchecked = !!kept.secret && !salt;
+  const out = { verdict: commitment && !saltUnchecked ? 'pass' : 'unconfirmed', problem: '', message: '', drawn: d.phase === 'drawn',
+    saltUnchecked, variants: [], mine: null };
+  if (!out.drawn) {
+    // No draw published once entries closed: the shopper's entry cannot be
+    // checked, and that is no pass. An absent close is the zero time, as Go
+    // decodes it: long past.
+    const close = d.entries_close_at == null ? -Infinity : timeOf(d.entries_close_at);
+    const closed = d.phase === 'drawing' || d.phase === 'ended' || (kept.now !== undefined && kept.now >= close);
+    if (mine && closed) out.verdict = 'not_drawn';
+    return out;
+  }
   if ((await sha256(hexBytes(d.seed))) !== d.seed_sha256) {
     throw new Failed(Problem.seed, `SHA-256 of the seed is not the commitment ${d.seed_sha256}.`);
   }
@@ -97,9 +119,14 @@ async function verify(d, kept) {
     if (!next || next.entry_id !== b.entry_id) throw new Failed(Problem.backfill, `Entry ${b.entry_id} was passed a unit out of its ranking's order.`);
     v.passed += 1;
   }
-  if (kept.entryID) {
-    out.mine = standing(out.variants, kept.entryID.toLowerCase());
-    if (!out.mine) throw new Failed(Problem.missing, `Your entry ${kept.entryID} is not among the ${d.entries.length} published entries.`);
+  if (mine) {
+    out.mine = standing(out.variants, mine);
+    if (!out.mine) throw new Failed(Problem.missing, `Your entry ${mine} is not among the ${d.entries.length} published entries.`);
+    // An entry moved to a size with fewer entrants ahead of it can lose.
+    if (kept.variantID && out.mine.variant_id !== kept.variantID) {
+      const name = (id) => (d.variants.find((v) => v.variant_id === id) || { label: '' }).label || `variant ${id}`;
+      throw new Failed(Problem.variant, `Your entry ${mine} is listed under ${name(out.mine.variant_id)}, but you entered for ${name(kept.variantID)}: it was moved.`);
+    }
   }
   return out;
 }

@@ -1,7 +1,7 @@
 // What this device keeps of a shopper's entry in a draw, so the draw can
 // later be checked against values the server cannot change after the fact:
-// the entry secret (chosen here, sent with the entry), the entry id, and
-// the commitment (seed_sha256) the sale page showed when the shopper
+// the entry secret (chosen here, sent with the entry), the entry id, the
+// salt, the variant entered for, and the commitment (seed_sha256) the sale page showed when the shopper
 // entered. A published draw whose commitment differs was re-seeded.
 const key = (itemID, user) => `seckill.draw.${itemID}.${user}`;
 
@@ -15,7 +15,9 @@ export function kept(itemID, user) {
   }
 }
 
-// keep records an entry as the server answered it. The commitment is the
+// keep records an entry as this device made it (draw.js checks the
+// server's answer against it first: the secret is the one chosen here, the
+// id computed here). The commitment is the
 // first one this device saw for the draw (shown, the page's own read of it
 // before entering): a later entry (a change of size) never replaces it.
 export function keep(itemID, user, entry, shown) {
@@ -24,6 +26,7 @@ export function keep(itemID, user, entry, shown) {
     entry_secret: entry.entry_secret,
     entry_id: entry.entry_id,
     salt: entry.salt,
+    variant_id: entry.variant_id,
     commitment: (before && before.commitment) || shown || entry.commitment,
     kept_at: new Date().toISOString(),
   };

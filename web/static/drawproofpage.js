@@ -3,8 +3,8 @@
 // per variant next to the published winners, held to what this device kept
 // when the signed-in shopper entered (drawkeep.js): the commitment shown
 // then, and their entry, found by the id computed from their secret.
-import { $, el, api, fetchItem, header } from './api.js';
-import { canCheck, checkDraw, entryID } from './drawcheck.js';
+import { $, el, APIError, fetchItem, header } from './api.js';
+import { canCheck, checkDraw } from './drawcheck.js';
 import { kept } from './drawkeep.js';
 import { ProofBox, shorten } from './drawproof.js';
 
@@ -48,13 +48,13 @@ function rankingTable(v, mine) {
 }
 
 // keptFor is what the check holds the draw to: what this device kept when
-// user entered (the commitment then, and their entry id from their secret
-// and the published salt).
-async function keptFor(d, user) {
+// user entered (the commitment and salt then, and their secret, from which
+// their entry id is computed under the kept salt).
+function keptFor(user) {
   const k = user ? kept(itemID, user) : null;
   if (!k) return { kept: null };
-  const id = k.entry_secret ? await entryID(d.salt, k.entry_secret, user) : k.entry_id;
-  return { kept: k, commitment: k.commitment, entryID: id };
+  return { kept: k, commitment: k.commitment, salt: k.salt, secret: k.entry_secret, userID: user, entryID: k.entry_id,
+    variantID: k.variant_id };
 }
 
 const OUTCOME = {
@@ -68,6 +68,10 @@ function lines(d, r, k) {
   if (r.verdict === 'fail') return [line(false, r.message)];
   const out = [k.kept ? line(true, `The commitment is the one this device kept when you entered: ${shorten(k.commitment)}.`)
     : line('warn', 'This device kept no commitment from when you entered, so the seed is checked only against the commitment the draw publishes now, which a forger could replace along with the seed. Check on the device you entered with, or with seckill verify-draw -commitment.')];
+  if (k.kept) {
+    out.push(k.salt ? line(true, `The salt is the one this device kept when you entered: ${shorten(k.salt)}.`)
+      : line('warn', 'This device kept no salt from when you entered, so your entry id is computed from the salt the draw publishes now, which a forger could replace along with every entry id.'));
+  }
   if (!r.drawn) return out;
   out.push(line(true, 'The SHA-256 of the revealed seed is the commitment.'),
     line(true, 'Every winner and every unit passed on is one of the published entries, each once, under a listed variant.'),
@@ -75,7 +79,7 @@ function lines(d, r, k) {
       : `${v.label}: the winners are the first ${v.due} of its ranking${v.passed ? `, and the ${v.passed} offered a unit since are the next in order` : ''}.`)));
   if (r.mine) {
     const m = r.mine;
-    out.push(line(true, `Your entry id, computed here from the salt, your secret and your user id, is ${shorten(m.entry_id)}: place ${m.place} of ${m.of} for ${m.label}, ${OUTCOME[m.outcome]}.`));
+    out.push(line(true, `Your entry id, computed here from the kept salt, your secret and your user id, is ${shorten(m.entry_id)}: place ${m.place} of ${m.of} for ${m.label}, ${OUTCOME[m.outcome]}.`));
   } else if (!k.kept) {
     out.push(line('warn', 'Your entry was not looked for: this device kept no entry secret for you.'));
   }
@@ -84,18 +88,29 @@ function lines(d, r, k) {
 
 const VERDICT = {
   pass: 'This draw checks out: recomputed here, against the commitment you saw when you entered.',
-  unconfirmed: 'The draw is consistent, but its commitment could not be checked against one seen earlier.',
+  unconfirmed: 'The draw is consistent, but its commitment or salt could not be checked against one seen earlier.',
+  not_drawn: 'Not drawn: your entry cannot be checked yet.',
   fail: 'This draw does NOT check out.',
 };
 
-// check checks the draw, and says whether to stop asking for it.
-async function check(d, user) {
+// check checks the draw (text, as served; d, as parsed to show), and says
+// whether to stop asking for it.
+async function check(text, d, user) {
   if (!canCheck()) {
     $('#verdict').textContent = 'This browser hashes only on secure (https) pages: check with seckill verify-draw instead.';
     return true;
   }
-  const k = await keptFor(d, user);
-  const r = await checkDraw(d, k);
+  const k = keptFor(user);
+  // This device's clock, not the server's: a server withholding its draw
+  // could also say entries have not closed.
+  const r = await checkDraw(text, { ...k, now: Date.now() });
+  if (r.verdict === 'not_drawn') {
+    $('#checks').replaceChildren(...lines(d, r, k), line(false, `Entries closed at ${new Date(d.entries_close_at).toLocaleString()} and no draw is published, so your entry cannot be checked yet. This page checks again by itself; a draw never published was withheld.`));
+    $('#verdict').textContent = VERDICT.not_drawn;
+    $('#verdict').dataset.ok = 'false';
+    $('#verdict').dataset.verdict = r.verdict;
+    return d.phase === 'ended';
+  }
   if (r.verdict !== 'fail' && !r.drawn) {
     $('#verdict').textContent = d.phase === 'entries_open' || d.phase === 'drawing'
       ? 'The seed is revealed at the draw: this page checks it then by itself.' : 'The sale ended before it was drawn.';
@@ -110,6 +125,27 @@ async function check(d, user) {
   return true;
 }
 
+// fetchDraw is the published draw's text, byte for byte as served (a
+// byte order mark included, which JSON refuses): the check reads the text,
+// as seckill verify-draw reads the bytes, so both read one document.
+async function fetchDraw() {
+  const res = await fetch(`/api/v1/items/${encodeURIComponent(itemID)}/draw`, { credentials: 'same-origin', cache: 'no-cache' });
+  const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(await res.arrayBuffer());
+  if (!res.ok) throw new APIError(res.status, parsed(text));
+  return text;
+}
+
+// parsed is the draw's text as an object to show; {} when it is none
+// (the check then says why).
+function parsed(text) {
+  try {
+    const d = JSON.parse(text);
+    return d && typeof d === 'object' && !Array.isArray(d) ? d : {};
+  } catch {
+    return {};
+  }
+}
+
 async function main() {
   const [user, item] = await Promise.all([header(), fetchItem(itemID).catch(() => null)]);
   if (!item) return fail('This sale does not exist.');
@@ -117,19 +153,20 @@ async function main() {
   $('#sale-name').textContent = item.name;
   $('#data-link').href = `/api/v1/items/${encodeURIComponent(itemID)}/draw`;
   const k = user ? kept(itemID, user) : null;
-  $('#verify-cmd').textContent = `seckill verify-draw -commitment ${(k && k.commitment) || 'COMMITMENT'} -user ${user || 'YOUR_NAME'} ` +
+  $('#verify-cmd').textContent = `seckill verify-draw -commitment ${(k && k.commitment) || 'COMMITMENT'} -salt ${(k && k.salt) || 'SALT'} -variant ${(k && k.variant_id) || 'VARIANT_ID'} -user ${user || 'YOUR_NAME'} ` +
     `-secret ${(k && k.entry_secret) || 'YOUR_ENTRY_SECRET'} ${location.origin}/sale/${encodeURIComponent(itemID)}`;
   const box = new ProofBox($('#published'), itemID);
   for (;;) {
-    let d;
+    let text;
     try {
-      d = await api('GET', `/api/v1/items/${encodeURIComponent(itemID)}/draw`, undefined, {}, 'no-cache');
+      text = await fetchDraw();
     } catch (err) {
       return fail(err.code === 'not_a_draw' ? 'This sale is not a draw.' : 'Cannot read the draw. Reload to try again.');
     }
+    const d = parsed(text);
     box.paint(d, null, user ? kept(itemID, user) : null);
     if (d.phase === 'upcoming') $('#verdict').textContent = 'Entries are not open yet: nothing is published.';
-    else if (await check(d, user)) return;
+    else if (await check(text, d, user)) return;
     await new Promise((r) => setTimeout(r, DRAWING_POLL_MS));
   }
 }

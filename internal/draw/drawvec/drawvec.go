@@ -7,13 +7,13 @@
 package drawvec
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/seckill/seckill/internal/draw"
 )
@@ -24,19 +24,35 @@ type Vector struct {
 	About string `json:"about"`
 	// Commitment is the seed_sha256 the shopper saw before the close; ""
 	// when they kept none.
-	Commitment string   `json:"commitment,omitempty"`
-	Shopper    *Shopper `json:"shopper,omitempty"`
-	Expect     Expect   `json:"expect"`
-	// Draw is the document GET /api/v1/items/{id}/draw served, as served.
-	Draw json.RawMessage `json:"draw"`
+	Commitment string `json:"commitment,omitempty"`
+	// CheckedAt is when the check runs; nil: by the published phase alone.
+	CheckedAt *time.Time `json:"checked_at,omitempty"`
+	Shopper   *Shopper   `json:"shopper,omitempty"`
+	Expect    Expect     `json:"expect"`
+	// Draw is the document GET /api/v1/items/{id}/draw served, as served;
+	// or DrawText, its bytes, when they are no JSON this file could hold
+	// as a value (trailing data) or must not be re-spelled.
+	Draw     json.RawMessage `json:"draw,omitempty"`
+	DrawText string          `json:"draw_text,omitempty"`
+}
+
+// Doc is the document as served: the bytes every checker reads.
+func (v Vector) Doc() []byte {
+	if v.DrawText != "" {
+		return []byte(v.DrawText)
+	}
+	return v.Draw
 }
 
 // Shopper is the shopper checking their entry: their user id and the
-// secret their device kept, or their entry id alone.
+// secret their device kept, or their entry id alone; and the salt and
+// variant kept when they entered.
 type Shopper struct {
 	UserID      string `json:"user_id,omitempty"`
 	EntrySecret string `json:"entry_secret,omitempty"`
 	EntryID     string `json:"entry_id,omitempty"`
+	Salt        string `json:"salt,omitempty"`
+	VariantID   int64  `json:"variant_id,omitempty"` // the variant entered for; 0 for none kept
 }
 
 // Expect is a check's verdict (draw.Verdict*), what failed (draw.Problem)
@@ -88,33 +104,19 @@ func Read() ([]Vector, error) {
 // Check runs the Go verifier on v as seckill verify-draw does.
 func (v Vector) Check() Expect {
 	against := draw.Against{Commitment: v.Commitment}
-	if v.Shopper != nil {
-		against.EntryID = v.Shopper.entryID(v.Draw)
+	if v.CheckedAt != nil {
+		against.Now = *v.CheckedAt
 	}
-	c, err := draw.VerifyJSON(v.Draw, against)
+	if s := v.Shopper; s != nil {
+		against.Salt, against.EntryID, against.UserID, against.Secret = s.Salt, s.EntryID, s.UserID, s.EntrySecret
+		against.VariantID = s.VariantID
+	}
+	c, err := draw.VerifyJSON(v.Doc(), against)
 	got := Expect{Verdict: c.Verdict(err), Problem: draw.Problem(err)}
 	if err == nil && c.Mine != nil {
 		got.Shopper = c.Mine
 	}
 	return got
-}
-
-// entryID is the shopper's entry id, from the salt the draw publishes; ""
-// if it publishes none, and then the draw fails as malformed.
-func (s Shopper) entryID(doc []byte) string {
-	if s.EntryID != "" {
-		return s.EntryID
-	}
-	var d struct {
-		Salt string `json:"salt"`
-	}
-	_ = json.Unmarshal(doc, &d)
-	salt, err := hex.DecodeString(d.Salt)
-	secret, err2 := draw.ParseSecret(s.EntrySecret)
-	if err != nil || err2 != nil {
-		return ""
-	}
-	return draw.EntryID(salt, secret, s.UserID)
 }
 
 // Same says whether a checker's verdict is the expected one.

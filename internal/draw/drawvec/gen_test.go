@@ -21,6 +21,7 @@ var (
 	seed      = sum("drawvec seed")
 	reseed    = sum("drawvec seed, re-rolled")
 	salt      = sum("drawvec salt")[:16]
+	resalt    = sum("drawvec salt, re-rolled")[:16]
 	shoppers  = []string{"ann", "bob", "cyd", "dee", "eve", "fay", "gus", "hal", "ivy", "jo", "kim", "lou"}
 	sizeOf    = []int64{41, 42, 41, 41, 42, 41, 43, 42, 41, 42, 41, 43}
 	sizes     = []draw.UnitsOf{{VariantID: 41, Label: "EU 41", StockTotal: 3}, {VariantID: 42, Label: "EU 42", StockTotal: 2}, {VariantID: 43, Label: "EU 43", StockTotal: 4}}
@@ -41,7 +42,9 @@ func sum(parts ...string) []byte {
 }
 
 // entryID is hex(SHA-256(salt || secret || user id)).
-func entryID(user string) string {
+func entryID(user string) string { return entryIDUnder(salt, user) }
+
+func entryIDUnder(salt []byte, user string) string {
 	return hexOf(sum(string(salt), string(secretsOf(user)), user))
 }
 
@@ -50,12 +53,23 @@ func entryID(user string) string {
 // first stock_total the winners, and passedOn's units gone to the next.
 // rankings has each size's ranking by user.
 func drawn(seed []byte, entered []string) (d draw.Proof, rankings map[int64][]string) {
+	return drawnUnder(seed, salt, entered, nil)
+}
+
+// drawnUnder is drawn, every entry id made under salt, the shoppers in
+// moved entered for the size it gives them.
+func drawnUnder(seed, salt []byte, entered []string, moved map[string]int64) (d draw.Proof, rankings map[int64][]string) {
+	entryID := func(u string) string { return entryIDUnder(salt, u) }
 	rankings = map[int64][]string{}
 	entries := []draw.Ticket{}
 	for i, u := range shoppers {
+		size := sizeOf[i]
+		if to, ok := moved[u]; ok {
+			size = to
+		}
 		if slices.Contains(entered, u) {
-			entries = append(entries, draw.Ticket{EntryID: entryID(u), VariantID: sizeOf[i]})
-			rankings[sizeOf[i]] = append(rankings[sizeOf[i]], u)
+			entries = append(entries, draw.Ticket{EntryID: entryID(u), VariantID: size})
+			rankings[size] = append(rankings[size], u)
 		}
 	}
 	slices.SortFunc(entries, func(a, b draw.Ticket) int { return strings.Compare(a.EntryID, b.EntryID) })

@@ -3,11 +3,13 @@ package drawvec_test
 import (
 	"slices"
 	"strings"
+	"time"
 )
 
 // vectors are the draw vectors by file name: honest draws a check must
 // pass, and one tampered draw per way a forger or a bug could spoil one.
 func vectors() map[string]vector {
+	duringEntries := closes.Add(-time.Minute)
 	honest, rank := drawn(seed, shoppers)
 	winner, backfilled, waiting := rank[41][0], rank[41][3], rank[41][5]
 	good := func(about, u string) vector {
@@ -24,13 +26,39 @@ func vectors() map[string]vector {
 			"could not be checked against one seen before the close.", shopper: shopper(winner),
 			expect: unconfirmed(standing(rank, winner)), draw: honest},
 		"good-entries-open": {about: "Entries are open: the commitment is the one shown when the shopper entered.",
-			commitment: commitment, shopper: shopper(winner), expect: pass(nil), draw: open()},
+			commitment: commitment, checkedAt: &duringEntries, shopper: shopper(winner), expect: pass(nil), draw: open()},
 		"good-entries-open-no-commitment-kept": {about: "Entries are open, and nothing was kept to compare the commitment with.",
 			expect: unconfirmed(nil), draw: open()},
 		"good-nothing-passed-on": {about: "An honest draw before any unit was passed on: backfilled is an empty list.",
 			commitment: commitment, expect: pass(nil), draw: spoiled(honest, func(d doc) { d["backfilled"] = []any{} })},
 		"good-no-entries": {about: "An honest draw nobody entered.", commitment: commitment, expect: pass(nil), draw: noEntries()},
 	}
+	moved, reranked := drawnUnder(seed, salt, shoppers, map[string]int64{winner: 42})
+	vs["moved-entry"] = vector{about: "The shopper's entry moved from EU 41 to EU 42, the draw otherwise consistent with it there: " +
+		"only the size kept at entry shows it.", commitment: commitment, shopper: shopper(winner), expect: fail("variant_mismatch"), draw: moved}
+	vs["moved-entry-no-size-kept"] = vector{about: "The moved entry, checked on a device that kept no size: it is found, where it was moved.",
+		commitment: commitment, shopper: noSize(winner), expect: pass(standing(reranked, winner)), draw: moved}
+	afterClose := closes.Add(time.Minute)
+	vs["withheld-drawing"] = vector{about: "Entries closed and the draw not published (phase drawing): the shopper's entry cannot " +
+		"be checked yet, which is no pass.", commitment: commitment, shopper: shopper(winner), expect: notDrawn(), draw: withheld("drawing")}
+	vs["withheld-ended"] = vector{about: "The sale ended without a published draw, the shopper entered: not drawn, not a pass.",
+		commitment: commitment, shopper: shopper(winner), expect: notDrawn(), draw: withheld("ended")}
+	vs["withheld-still-open-after-close"] = vector{about: "Checked after entries_close_at, the server still calling its draw open: " +
+		"not drawn.", commitment: commitment, checkedAt: &afterClose, shopper: shopper(winner), expect: notDrawn(), draw: open()}
+	vs["good-drawing-nobody-checked"] = vector{about: "Entries closed, not drawn yet, and no entry asked for: the commitment holds so far.",
+		commitment: commitment, expect: pass(nil), draw: withheld("drawing")}
+	resalted, reranked := drawnUnder(seed, resalt, shoppers, nil)
+	vs["resalted"] = vector{about: "Re-salted after the seed was public by someone who knows every secret (the database): every " +
+		"entry id recomputed under the new salt, the rankings with them; only the salt kept at entry shows it.",
+		commitment: commitment, shopper: shopper(winner), expect: fail("salt_mismatch"), draw: resalted}
+	vs["resalted-no-salt-kept"] = vector{about: "The re-salted draw, checked with the shopper's secret but no salt kept: " +
+		"their entry is found under the new salt, but the salt was checked against nothing: not a pass.",
+		commitment: commitment, shopper: keptNoSalt(winner), expect: unconfirmed(standing(reranked, winner)), draw: resalted}
+	vs["resalted-entry-id-kept"] = vector{about: "The re-salted draw, checked with the entry id kept at entry: the id is not " +
+		"among the re-salted entries.", commitment: commitment, shopper: entryOnly(winner), expect: fail("entry_missing"), draw: resalted}
+	vs["good-no-salt-kept"] = vector{about: "An honest draw checked with the shopper's secret but no salt kept: consistent, " +
+		"but the salt was not checked.", commitment: commitment, shopper: keptNoSalt(waiting),
+		expect: unconfirmed(standing(rank, waiting)), draw: honest}
 	reseeded, _ := drawn(reseed, shoppers)
 	vs["reseeded"] = vector{about: "The seed re-rolled after the close, published with its own matching seed_sha256 and the " +
 		"rankings it gives: only the commitment kept from before the close shows it.", commitment: commitment,
@@ -47,6 +75,9 @@ func vectors() map[string]vector {
 		func(d doc) { d["seed"] = hexOf(reseed) })
 	vs["draw-not-an-object"] = vector{about: "A document that is a string, not a draw.", commitment: commitment,
 		expect: fail("malformed"), draw: "this is not a draw"}
+	for name, c := range crafted(waiting) {
+		vs[name] = c
+	}
 	for name, t := range tamperings() {
 		vs[name] = tampered(t.about, t.problem, t.spoil)
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seckill/seckill/internal/draw"
 	"github.com/seckill/seckill/internal/draw/drawvec"
@@ -17,15 +18,32 @@ import (
 type vector struct {
 	about      string
 	commitment string
+	checkedAt  *time.Time
 	shopper    *drawvec.Shopper
 	expect     drawvec.Expect
 	draw       any
+	text       string // the document's bytes, instead of draw
 }
 
-var commitment = hexOf(sum(string(seed)))
+var (
+	commitment = hexOf(sum(string(seed)))
+	// checkedAt is when a vector is checked unless it says otherwise: a
+	// minute after the draw.
+	checkedAt = drawnAt.Add(time.Minute)
+)
 
+// shopper is u checking with what the draw page kept: their secret, and
+// the salt published and the size chosen when they entered.
 func shopper(u string) *drawvec.Shopper {
-	return &drawvec.Shopper{UserID: u, EntrySecret: hexOf(secretsOf(u))}
+	return &drawvec.Shopper{UserID: u, EntrySecret: hexOf(secretsOf(u)), Salt: hexOf(salt), VariantID: sizeOf[slices.Index(shoppers, u)]}
+}
+
+// keptNoSalt is u checking with their secret alone, as verify-draw -user
+// -secret without -salt.
+func keptNoSalt(u string) *drawvec.Shopper {
+	s := shopper(u)
+	s.Salt = ""
+	return s
 }
 
 // standing is where user u stands in rankings, by the rules: the first
@@ -85,12 +103,18 @@ func tampered(about, problem string, spoil func(d doc)) vector {
 func TestVectorsAreGenerated(t *testing.T) {
 	want := map[string][]byte{}
 	for name, v := range vectors() {
-		d, err := json.Marshal(v.draw)
-		if err != nil {
-			t.Fatal(err)
+		if v.checkedAt == nil {
+			v.checkedAt = &checkedAt
 		}
-		b, err := json.MarshalIndent(drawvec.Vector{About: v.about, Commitment: v.commitment, Shopper: v.shopper,
-			Expect: v.expect, Draw: d}, "", "  ")
+		var d []byte
+		if v.text == "" {
+			var err error
+			if d, err = json.Marshal(v.draw); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, err := json.MarshalIndent(drawvec.Vector{About: v.about, Commitment: v.commitment, CheckedAt: v.checkedAt, Shopper: v.shopper,
+			Expect: v.expect, Draw: d, DrawText: v.text}, "", "  ")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,9 +150,24 @@ func TestVectorsRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range vs {
-		if !slices.Contains([]string{draw.VerdictPass, draw.VerdictUnconfirmed, draw.VerdictFail}, v.Expect.Verdict) || len(v.Draw) == 0 ||
+		if !slices.Contains([]string{draw.VerdictPass, draw.VerdictUnconfirmed, draw.VerdictNotDrawn, draw.VerdictFail}, v.Expect.Verdict) || len(v.Doc()) == 0 ||
 			strings.TrimSpace(v.About) == "" {
 			t.Errorf("%s: verdict %q, about %q", v.Name, v.Expect.Verdict, v.About)
 		}
 	}
+}
+
+// noSize is u checking on a device that kept no size (a record kept
+// before sizes were).
+func noSize(u string) *drawvec.Shopper {
+	s := shopper(u)
+	s.VariantID = 0
+	return s
+}
+
+func notDrawn() drawvec.Expect { return drawvec.Expect{Verdict: draw.VerdictNotDrawn} }
+
+// withheld is the draw as published while entries are open, in phase.
+func withheld(phase string) doc {
+	return spoiled(open(), func(d doc) { d["phase"] = phase })
 }
