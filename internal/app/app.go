@@ -283,7 +283,7 @@ func (a *App) Run(ctx context.Context) error {
 	for i := range a.cfg.Workers {
 		p := order.NewPersister(a.rdb, a.keys, a.orders, a.syncer, a.metrics, a.hints, a.persisterConfig(i), a.log)
 		p.OnStored(a.feed.Announce)
-		p.WaitReplicated(a.stock.Replicated)
+		p.WaitReplicated(a.stock.ReplicatedEntries)
 		g.Go(func() error { return p.Run(workers) })
 	}
 	a.log.Info("serving", "addr", a.Addr(), "workers", a.cfg.Workers)

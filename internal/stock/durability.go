@@ -69,6 +69,71 @@ func (s *Store) Replicated(ctx context.Context, itemIDs []int64) error {
 	return nil
 }
 
+// ReplicatedEntries is Replicated for a persister's batch, and returns the
+// entries still on their sale's primary once replicas have it: the check
+// and the WAIT run on one connection, so a batch read from a primary that
+// died since is checked against the one that took over. An entry the new
+// primary lacks was never acknowledged (its shopper had a 503) and must not
+// reach MySQL; nor must one another worker persisted and deleted since.
+func (s *Store) ReplicatedEntries(ctx context.Context, entries []keyspace.Entry) ([]keyspace.Entry, error) {
+	d := s.Durability()
+	if d.MinReplicas == 0 {
+		return entries, nil
+	}
+	byItem := map[int64][]keyspace.Entry{}
+	var order []int64
+	for _, e := range entries {
+		if _, ok := byItem[e.ItemID]; !ok {
+			order = append(order, e.ItemID)
+		}
+		byItem[e.ItemID] = append(byItem[e.ItemID], e)
+	}
+	var kept []keyspace.Entry
+	for _, id := range order {
+		present, err := s.entriesReplicated(ctx, s.keys.Item(id), byItem[id], d)
+		if err != nil {
+			return nil, fmt.Errorf("item %d: %w", id, err)
+		}
+		kept = append(kept, present...)
+	}
+	return kept, nil
+}
+
+// entriesReplicated waits for the replicas of k's primary and returns the
+// entries its stream still holds, asked on the WAIT's own connection.
+func (s *Store) entriesReplicated(ctx context.Context, k keyspace.Item, entries []keyspace.Entry, d Durability) ([]keyspace.Entry, error) {
+	c, err := s.primary(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	conn := c.Conn()
+	defer conn.Close()
+	w := s.markWait(ctx, conn, k, d)
+	if w.err != nil {
+		return nil, w.err
+	}
+	if w.acked < int64(d.MinReplicas) {
+		return nil, fmt.Errorf("%w: %d of %d replicas within %s", ErrReplicationTimeout, w.acked, d.MinReplicas, d.Timeout)
+	}
+	ranges := make([]*redis.XMessageSliceCmd, len(entries))
+	_, err = conn.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, e := range entries {
+			ranges[i] = p.XRangeN(ctx, k.Stream(), e.StreamID, e.StreamID, 1)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("look up entries: %w", err)
+	}
+	var present []keyspace.Entry
+	for i, e := range entries {
+		if len(ranges[i].Val()) == 1 {
+			present = append(present, e)
+		}
+	}
+	return present, nil
+}
+
 // note remembers whether the primary at addr had enough replicas.
 func (d *durability) note(addr string, w waited, want Durability) {
 	if w.err == nil && w.acked >= int64(want.MinReplicas) {
