@@ -146,20 +146,28 @@ func (d *durability) note(addr string, w waited, want Durability) {
 }
 
 // checkShort returns ErrReplicationTimeout if the primary at addr fell
-// short of replicas before and still has fewer connected than wanted: its
-// batches would take stock (orders a shopper is never told of) and wait
-// out the timeout for nothing, so they do not run. A primary that has
-// enough connected runs its batch, whose WAIT decides.
-func (d *durability) checkShort(ctx context.Context, conn *redis.Conn, addr string, want Durability) error {
-	if _, short := d.short.Load(addr); !short {
+// short of replicas before and still does: its batches would take stock
+// (orders a shopper is never told of) and wait out the timeout for nothing,
+// so they do not run. Fewer replicas online and in sync than wanted says
+// so at once; otherwise a mark written and waited for on conn decides, as a
+// stalled replica still counts as online until its lag shows. A primary
+// whose replicas cannot be counted (INFO denied, say) runs the batch, and
+// its WAIT decides: the mark must never stick.
+func (s *Store) checkShort(ctx context.Context, conn *redis.Conn, k keyspace.Item, addr string, want Durability) error {
+	if _, short := s.durable.short.Load(addr); !short {
 		return nil
 	}
-	n, err := redisconn.ConnectedReplicas(ctx, conn)
+	n, err := redisconn.InSyncReplicas(ctx, conn)
 	if err != nil {
-		return fmt.Errorf("count replicas: %w", err)
+		return nil
 	}
 	if n < want.MinReplicas {
-		return fmt.Errorf("%w: %d of %d replicas connected", ErrReplicationTimeout, n, want.MinReplicas)
+		return fmt.Errorf("%w: %d of %d replicas in sync", ErrReplicationTimeout, n, want.MinReplicas)
+	}
+	w := s.markWait(ctx, conn, k, want)
+	s.durable.note(addr, w, want)
+	if w.err == nil && w.acked < int64(want.MinReplicas) {
+		return fmt.Errorf("%w: %d of %d replicas within %s", ErrReplicationTimeout, w.acked, want.MinReplicas, want.Timeout)
 	}
 	return nil
 }

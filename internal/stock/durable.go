@@ -66,7 +66,7 @@ func (s *Store) reserveOn(ctx context.Context, c *redis.Client, k keyspace.Item,
 	conn := c.Conn()
 	defer conn.Close()
 	addr := c.Options().Addr
-	if err := s.durable.checkShort(ctx, conn, addr, d); err != nil {
+	if err := s.checkShort(ctx, conn, k, addr, d); err != nil {
 		holdAll(reqs, out, err)
 		if errors.Is(err, ErrReplicationTimeout) {
 			return nil

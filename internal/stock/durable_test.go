@@ -21,12 +21,13 @@ type pair struct {
 	primaryAddr      string
 }
 
-func newPair(tb testing.TB) pair {
+func newPair(tb testing.TB, replicaArgs ...string) pair {
 	tb.Helper()
 	addr := testenv.PrivateRedis(tb, "--repl-diskless-sync-delay", "0")
 	host, port, _ := strings.Cut(addr, ":")
+	replicaArgs = append([]string{"--replicaof", host, port}, replicaArgs...)
 	p := pair{primary: redis.NewClient(&redis.Options{Addr: addr}), primaryAddr: addr,
-		replica: redis.NewClient(&redis.Options{Addr: testenv.PrivateRedis(tb, "--replicaof", host, port)})}
+		replica: redis.NewClient(&redis.Options{Addr: testenv.PrivateRedis(tb, replicaArgs...)})}
 	tb.Cleanup(func() { p.primary.Close(); p.replica.Close() })
 	p.waitReplicas(tb, 1)
 	return p
