@@ -159,12 +159,18 @@ func (s *Store) checkShort(ctx context.Context, conn *redis.Conn, k keyspace.Ite
 	}
 	n, err := redisconn.InSyncReplicas(ctx, conn)
 	if err != nil {
+		if dropped(err) {
+			return fmt.Errorf("count replicas: %w", err)
+		}
 		return nil
 	}
 	if n < want.MinReplicas {
 		return fmt.Errorf("%w: %d of %d replicas in sync", ErrReplicationTimeout, n, want.MinReplicas)
 	}
 	w := s.markWait(ctx, conn, k, want)
+	if dropped(w.err) {
+		return w.err
+	}
 	s.durable.note(addr, w, want)
 	if w.err == nil && w.acked < int64(want.MinReplicas) {
 		return fmt.Errorf("%w: %d of %d replicas within %s", ErrReplicationTimeout, w.acked, want.MinReplicas, want.Timeout)
