@@ -202,7 +202,8 @@ func (s *Service) Look(ctx context.Context, itemID int64, user string) (Entry, e
 func (s *Service) won(ctx context.Context, it catalog.Item, row entryRow, e Entry, now time.Time) Entry {
 	e.Result, e.Position, e.OfferState = ResultWon, row.Place, *row.OfferState
 	k := s.keys.Item(it.ID)
-	if live, err := s.rdb.HGet(ctx, k.DrawOffers(), row.UserID).Result(); err == nil {
+	live, err := s.rdb.HGet(ctx, k.DrawOffers(), row.UserID).Result()
+	if err == nil && s.acknowledged(ctx, it.ID, e.OfferState, stateOf(live)) {
 		e.OfferState = stateOf(live)
 	}
 	if e.OfferState == offerOpen && row.Deadline != nil && now.Before(*row.Deadline) {
@@ -219,6 +220,23 @@ func (s *Service) won(ctx context.Context, it catalog.Item, row entryRow, e Entr
 		}
 	}
 	return e
+}
+
+// acknowledged reports whether Redis's live offer state may be shown: a
+// purchase Redis took is shown (with its order) only once the replicas the
+// purchase waits for have it, as its 202 was; until then the entry says
+// what MySQL holds, and a failover cannot take back what it showed.
+func (s *Service) acknowledged(ctx context.Context, itemID int64, stored, live string) bool {
+	if live != offerBought || stored == offerBought || s.replicated == nil {
+		return true
+	}
+	return s.replicated(ctx, []int64{itemID}) == nil
+}
+
+// WaitReplicated has a winner's entry show a purchase Redis holds only once
+// replicas have it (stock.Store.Replicated). Set it before serving.
+func (s *Service) WaitReplicated(gate func(ctx context.Context, itemIDs []int64) error) {
+	s.replicated = gate
 }
 
 type variantKey struct{ item, variant int64 }
