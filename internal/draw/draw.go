@@ -43,12 +43,13 @@ type Service struct {
 	out   *webhook.Writer // events for the shop's systems; nil: none
 	// drawKeys derive the seeds of sales at their draw (UseKeys).
 	drawKeys drawkey.Ring
-	// replicated vouches for a purchase Redis holds (WaitReplicated).
-	replicated func(ctx context.Context, itemIDs []int64) error
 
 	mu        sync.Mutex
 	proofs    map[int64]builtProof        // drawn sales' published draws
 	standings map[variantKey]standingRead // what the waitlists of drawn sales see, read at most once a second
+
+	// replicated vouches for a purchase Redis holds (WaitReplicated).
+	replicated func(ctx context.Context, itemIDs []int64) error
 }
 
 // New returns the draw service.
