@@ -112,6 +112,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.syncer = stocksync.New(a.db, a.stock, a.locks, now, a.log)
 	a.sales = sale.New(a.db, a.stock, a.syncer, now, a.log)
 	a.draws = draw.New(a.db, a.rdb, a.keys, now, a.log)
+	a.draws.WaitReplicated(a.stock.Replicated)
 	a.outbox = webhook.NewWriter(cfg.WebhookURLs, now, cfg.WebhookGiveUp)
 	a.webhooks = webhook.NewStore(a.db)
 	a.orders.UseOutbox(a.outbox)
@@ -287,7 +288,7 @@ func (a *App) Run(ctx context.Context) error {
 	for i := range a.cfg.Workers {
 		p := order.NewPersister(a.rdb, a.keys, a.orders, a.syncer, a.metrics, a.hints, a.persisterConfig(i), a.log)
 		p.OnStored(a.feed.Announce)
-		p.WaitReplicated(a.stock.Replicated)
+		p.WaitReplicated(a.stock.ReplicatedEntries)
 		g.Go(func() error { return p.Run(workers) })
 	}
 	a.log.Info("serving", "addr", a.Addr(), "workers", a.cfg.Workers)

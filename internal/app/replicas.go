@@ -31,10 +31,28 @@ func (a *App) applyDurability(ctx context.Context) {
 			d.MinReplicas = 1
 		}
 	}
+	if a.cfg.MinReplicas != config.AutoReplicas && d.MinReplicas > 0 {
+		a.warnTooFewReplicas(ctx, d.MinReplicas)
+	}
 	if d != a.stock.Durability() {
 		a.log.Info("purchases wait for redis replicas", "min_replicas", d.MinReplicas, "timeout", d.Timeout)
 	}
 	a.stock.SetDurability(d)
+}
+
+// warnTooFewReplicas says at start when an explicit minimum exceeds the
+// replicas some primary has: every purchase on it would answer 503
+// replication_timeout until enough replicas are attached.
+func (a *App) warnTooFewReplicas(ctx context.Context, want int) {
+	n, err := redisconn.Replicas(ctx, a.rdb)
+	if err != nil {
+		a.log.Warn("could not count redis replicas", "err", err)
+		return
+	}
+	if n < want {
+		a.log.Warn("SECKILL_REDIS_MIN_REPLICAS exceeds the replicas some redis primary has: its purchases answer 503 "+
+			"replication_timeout until enough are attached", "min_replicas", want, "fewest_replicas", n)
+	}
 }
 
 // watchReplicas re-counts the replicas until ctx ends, when the server

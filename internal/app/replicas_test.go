@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -85,4 +86,18 @@ func waitReplicas(t testing.TB, primary *redis.Client, n int) {
 		acked, err := c.Wait(ctx, n, 100*time.Millisecond).Result()
 		return err == nil && acked >= int64(n)
 	}, "primary never had %d replicas in sync", n)
+}
+
+// An explicit SECKILL_REDIS_MIN_REPLICAS above the replicas the primary has
+// would have every purchase answer 503: the server says so at start.
+func TestReplicaMinimumAboveReplicasWarns(t *testing.T) {
+	t.Parallel()
+	var logs lockedBuffer
+	primaryAddr := testenv.PrivateRedis(t)
+	startLogged(t, newClock(t0), slog.New(slog.NewJSONHandler(&logs, nil)), on(redisconn.Target{Addr: primaryAddr}),
+		func(c *config.Config) { c.MinReplicas, c.ReplicaTimeout = 1, 50*time.Millisecond })
+	if got := logs.String(); !strings.Contains(got, `"msg":"SECKILL_REDIS_MIN_REPLICAS exceeds the replicas`) ||
+		!strings.Contains(got, `"fewest_replicas":0`) {
+		t.Fatalf("no warning at start:\n%s", got)
+	}
 }

@@ -54,6 +54,9 @@ type Service struct {
 	mu        sync.Mutex
 	proofs    map[int64]builtProof        // drawn sales' published draws
 	standings map[variantKey]standingRead // what the waitlists of drawn sales see, read at most once a second
+
+	// replicated vouches for a purchase Redis holds (WaitReplicated).
+	replicated func(ctx context.Context, itemIDs []int64) error
 }
 
 // New returns the draw service.

@@ -225,10 +225,15 @@ func (s *Service) Look(ctx context.Context, itemID int64, user string) (Entry, e
 // won is an entry offered a unit: the offer's state is Redis's, which a
 // purchase changes at once; MySQL's follows within a run of the job.
 func (s *Service) won(ctx context.Context, it catalog.Item, row entryRow, e Entry, now time.Time) Entry {
-	e.Result, e.Position, e.OfferState = ResultWon, row.Place, *row.OfferState
+	stored := *row.OfferState
+	e.Result, e.Position, e.OfferState = ResultWon, row.Place, stored
 	k := s.keys.Item(it.ID)
 	if live, err := s.rdb.HGet(ctx, k.DrawOffers(), row.UserID).Result(); err == nil {
 		e.OfferState = stateOf(live)
+	}
+	vouched := e.OfferState != offerBought || s.acknowledged(ctx, it.ID)
+	if !vouched && stored != offerBought {
+		e.OfferState = stored
 	}
 	if e.OfferState == offerOpen && row.Deadline != nil && now.Before(*row.Deadline) {
 		d := row.Deadline.UTC()
@@ -236,7 +241,7 @@ func (s *Service) won(ctx context.Context, it catalog.Item, row entryRow, e Entr
 	} else if e.OfferState == offerOpen {
 		e.OfferState = offerExpired // the job has not marked it yet
 	}
-	if e.OfferState == offerBought {
+	if e.OfferState == offerBought && vouched {
 		if v, err := s.rdb.HGet(ctx, k.Buyers(), row.UserID).Result(); err == nil {
 			if b, err := keyspace.ParseBuyer(v); err == nil {
 				e.OrderID = &b.OrderID
@@ -244,6 +249,20 @@ func (s *Service) won(ctx context.Context, it catalog.Item, row entryRow, e Entr
 		}
 	}
 	return e
+}
+
+// acknowledged reports whether a purchase Redis holds may be shown (its
+// order, the offer bought): only once the replicas a purchase waits for
+// have it, as its 202 was, so a failover cannot take back what the entry
+// showed. Until then the entry shows MySQL's state, and no order.
+func (s *Service) acknowledged(ctx context.Context, itemID int64) bool {
+	return s.replicated == nil || s.replicated(ctx, []int64{itemID}) == nil
+}
+
+// WaitReplicated has a winner's entry show a purchase Redis holds only once
+// replicas have it (stock.Store.Replicated). Set it before serving.
+func (s *Service) WaitReplicated(gate func(ctx context.Context, itemIDs []int64) error) {
+	s.replicated = gate
 }
 
 type variantKey struct{ item, variant int64 }

@@ -32,14 +32,16 @@ func isUnavailable(err error) bool {
 // redisBusy reports the answers of a Redis that is there but cannot serve
 // for now: a cluster without a master for some slot (CLUSTERDOWN, until a
 // failover or a restart), a slot being moved (TRYAGAIN), a node loading its
-// data (LOADING) or a replica cut off from its master (MASTERDOWN).
+// data (LOADING), a replica cut off from its master (MASTERDOWN), or a
+// node that no longer serves the key: MOVED or ASK (a slot moved), READONLY
+// (a primary demoted by a failover before the slot map caught up).
 func redisBusy(err error) bool {
 	var rerr redis.Error
 	if !errors.As(err, &rerr) {
 		return false
 	}
 	msg := rerr.Error()
-	for _, p := range []string{"CLUSTERDOWN", "TRYAGAIN", "LOADING", "MASTERDOWN"} {
+	for _, p := range []string{"CLUSTERDOWN", "TRYAGAIN", "LOADING", "MASTERDOWN", "MOVED ", "ASK ", "READONLY "} {
 		if strings.HasPrefix(msg, p) {
 			return true
 		}

@@ -37,7 +37,8 @@ func (p *Persister) handleBatch(ctx context.Context, msgs []redis.XMessage) {
 		p.obs.Failed("malformed")
 		p.log.Error("persister: malformed stream entry", "id", m.ID, "values", m.Values)
 	}
-	if p.heldBack(bctx, entries) {
+	entries, gone, held := p.heldBack(bctx, entries)
+	if held {
 		return
 	}
 	res, err := p.persistRetrying(ctx, bctx, entries)
@@ -48,6 +49,7 @@ func (p *Persister) handleBatch(ctx context.Context, msgs []redis.XMessage) {
 	p.recordRejected(bctx, res.Rejected)
 	p.announce(bctx, res)
 	done := append(append(append([]keyspace.Entry{}, res.Inserted...), res.Duplicate...), rejectedEntries(res.Rejected)...)
+	done = append(done, gone...) // acknowledged, never written
 	if err := p.ack(bctx, done, bad); err != nil {
 		p.obs.Failed("ack")
 		p.log.Warn("persister: ack failed; entries will be redelivered and skipped", "err", err)

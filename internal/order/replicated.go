@@ -7,9 +7,10 @@ import (
 	"github.com/seckill/seckill/internal/keyspace"
 )
 
-// ReplicaGate says whether what the given sales' primaries hold has reached
-// enough replicas (stock.Store.Replicated); it returns an error if not.
-type ReplicaGate func(ctx context.Context, itemIDs []int64) error
+// ReplicaGate says whether what the given entries' primaries hold has
+// reached enough replicas (stock.Store.ReplicatedEntries): it returns the
+// entries those primaries still hold, or an error if the replicas lag.
+type ReplicaGate func(ctx context.Context, entries []keyspace.Entry) ([]keyspace.Entry, error)
 
 // WaitReplicated has every batch wait until its entries are on enough
 // replicas before MySQL gets them. A reservation the primary took while cut
@@ -19,23 +20,30 @@ type ReplicaGate func(ctx context.Context, itemIDs []int64) error
 // which MySQL refuses after its 202. Set it before Run.
 func (p *Persister) WaitReplicated(gate ReplicaGate) { p.replicated = gate }
 
-// heldBack reports whether entries must wait for replicas; they stay
-// pending, and the reclaim retries them after ClaimIdle.
-func (p *Persister) heldBack(ctx context.Context, entries []keyspace.Entry) bool {
+// heldBack reports whether entries must wait for replicas (they stay
+// pending, and the reclaim retries them after ClaimIdle), and otherwise
+// which of them to persist and which the primary no longer holds: those
+// are only acknowledged, never written.
+func (p *Persister) heldBack(ctx context.Context, entries []keyspace.Entry) (kept, gone []keyspace.Entry, held bool) {
 	if p.replicated == nil || len(entries) == 0 {
-		return false
+		return entries, nil, false
 	}
-	var items []int64
-	for _, e := range entries {
-		if !slices.Contains(items, e.ItemID) {
-			items = append(items, e.ItemID)
-		}
-	}
-	if err := p.replicated(ctx, items); err != nil {
+	kept, err := p.replicated(ctx, entries)
+	if err != nil {
 		p.obs.Failed("replication")
 		p.log.Warn("persister: entries not on enough replicas yet; left pending", "consumer", p.cfg.Consumer,
 			"n", len(entries), "err", err)
-		return true
+		return nil, nil, true
 	}
-	return false
+	for _, e := range entries {
+		if !slices.ContainsFunc(kept, func(k keyspace.Entry) bool { return k.StreamID == e.StreamID && k.ItemID == e.ItemID }) {
+			gone = append(gone, e)
+		}
+	}
+	if len(gone) > 0 {
+		p.obs.Failed("unreplicated")
+		p.log.Warn("persister: entries gone from the primary (never acknowledged); not persisted", "consumer", p.cfg.Consumer,
+			"n", len(gone))
+	}
+	return kept, gone, false
 }

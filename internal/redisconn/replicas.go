@@ -54,3 +54,35 @@ func ConnectedReplicas(ctx context.Context, c Infoer) (int, error) {
 	}
 	return 0, errors.New("INFO replication has no connected_slaves")
 }
+
+// InSyncReplicas counts the replicas of the node c talks to that are online
+// and acknowledged within the last second (INFO replication's slaveN
+// lines): a stalled replica stays among connected_slaves until
+// repl-timeout, but its lag grows.
+func InSyncReplicas(ctx context.Context, c Infoer) (int, error) {
+	info, err := c.Info(ctx, "replication").Result()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, line := range strings.Split(info, "\n") {
+		name, fields, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(name, "slave") || name == "slave_read_only" {
+			continue
+		}
+		online, lag := false, -1
+		for _, f := range strings.Split(fields, ",") {
+			k, v, _ := strings.Cut(f, "=")
+			switch k {
+			case "state":
+				online = v == "online"
+			case "lag":
+				lag, _ = strconv.Atoi(v)
+			}
+		}
+		if online && lag >= 0 && lag <= 1 {
+			n++
+		}
+	}
+	return n, nil
+}

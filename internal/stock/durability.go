@@ -69,6 +69,71 @@ func (s *Store) Replicated(ctx context.Context, itemIDs []int64) error {
 	return nil
 }
 
+// ReplicatedEntries is Replicated for a persister's batch, and returns the
+// entries still on their sale's primary once replicas have it: the check
+// and the WAIT run on one connection, so a batch read from a primary that
+// died since is checked against the one that took over. An entry the new
+// primary lacks was never acknowledged (its shopper had a 503) and must not
+// reach MySQL; nor must one another worker persisted and deleted since.
+func (s *Store) ReplicatedEntries(ctx context.Context, entries []keyspace.Entry) ([]keyspace.Entry, error) {
+	d := s.Durability()
+	if d.MinReplicas == 0 {
+		return entries, nil
+	}
+	byItem := map[int64][]keyspace.Entry{}
+	var order []int64
+	for _, e := range entries {
+		if _, ok := byItem[e.ItemID]; !ok {
+			order = append(order, e.ItemID)
+		}
+		byItem[e.ItemID] = append(byItem[e.ItemID], e)
+	}
+	var kept []keyspace.Entry
+	for _, id := range order {
+		present, err := s.entriesReplicated(ctx, s.keys.Item(id), byItem[id], d)
+		if err != nil {
+			return nil, fmt.Errorf("item %d: %w", id, err)
+		}
+		kept = append(kept, present...)
+	}
+	return kept, nil
+}
+
+// entriesReplicated waits for the replicas of k's primary and returns the
+// entries its stream still holds, asked on the WAIT's own connection.
+func (s *Store) entriesReplicated(ctx context.Context, k keyspace.Item, entries []keyspace.Entry, d Durability) ([]keyspace.Entry, error) {
+	c, err := s.primary(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	conn := c.Conn()
+	defer conn.Close()
+	w := s.markWait(ctx, conn, k, d)
+	if w.err != nil {
+		return nil, w.err
+	}
+	if w.acked < int64(d.MinReplicas) {
+		return nil, fmt.Errorf("%w: %d of %d replicas within %s", ErrReplicationTimeout, w.acked, d.MinReplicas, d.Timeout)
+	}
+	ranges := make([]*redis.XMessageSliceCmd, len(entries))
+	_, err = conn.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, e := range entries {
+			ranges[i] = p.XRangeN(ctx, k.Stream(), e.StreamID, e.StreamID, 1)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("look up entries: %w", err)
+	}
+	var present []keyspace.Entry
+	for i, e := range entries {
+		if len(ranges[i].Val()) == 1 {
+			present = append(present, e)
+		}
+	}
+	return present, nil
+}
+
 // note remembers whether the primary at addr had enough replicas.
 func (d *durability) note(addr string, w waited, want Durability) {
 	if w.err == nil && w.acked >= int64(want.MinReplicas) {
@@ -81,20 +146,34 @@ func (d *durability) note(addr string, w waited, want Durability) {
 }
 
 // checkShort returns ErrReplicationTimeout if the primary at addr fell
-// short of replicas before and still has fewer connected than wanted: its
-// batches would take stock (orders a shopper is never told of) and wait
-// out the timeout for nothing, so they do not run. A primary that has
-// enough connected runs its batch, whose WAIT decides.
-func (d *durability) checkShort(ctx context.Context, conn *redis.Conn, addr string, want Durability) error {
-	if _, short := d.short.Load(addr); !short {
+// short of replicas before and still does: its batches would take stock
+// (orders a shopper is never told of) and wait out the timeout for nothing,
+// so they do not run. Fewer replicas online and in sync than wanted says
+// so at once; otherwise a mark written and waited for on conn decides, as a
+// stalled replica still counts as online until its lag shows. A primary
+// whose replicas cannot be counted (INFO denied, say) runs the batch, and
+// its WAIT decides: the mark must never stick.
+func (s *Store) checkShort(ctx context.Context, conn *redis.Conn, k keyspace.Item, addr string, want Durability) error {
+	if _, short := s.durable.short.Load(addr); !short {
 		return nil
 	}
-	n, err := redisconn.ConnectedReplicas(ctx, conn)
+	n, err := redisconn.InSyncReplicas(ctx, conn)
 	if err != nil {
-		return fmt.Errorf("count replicas: %w", err)
+		if dropped(err) {
+			return fmt.Errorf("count replicas: %w", err)
+		}
+		return nil
 	}
 	if n < want.MinReplicas {
-		return fmt.Errorf("%w: %d of %d replicas connected", ErrReplicationTimeout, n, want.MinReplicas)
+		return fmt.Errorf("%w: %d of %d replicas in sync", ErrReplicationTimeout, n, want.MinReplicas)
+	}
+	w := s.markWait(ctx, conn, k, want)
+	if dropped(w.err) {
+		return w.err
+	}
+	s.durable.note(addr, w, want)
+	if w.err == nil && w.acked < int64(want.MinReplicas) {
+		return fmt.Errorf("%w: %d of %d replicas within %s", ErrReplicationTimeout, w.acked, want.MinReplicas, want.Timeout)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -42,16 +43,23 @@ func (s *Store) reserveReplicated(ctx context.Context, reqs []Request, out []Out
 
 func (s *Store) reserveGroupReplicated(ctx context.Context, reqs []Request, out []Outcome, d Durability) {
 	k := s.keys.Item(reqs[0].ItemID)
-	c, err := s.primary(ctx, k)
-	if err != nil {
-		s.answer(reqs, nil, err, out)
-		return
-	}
-	// A connection the network dropped answers nothing: the batch goes
-	// again on a fresh one, as go-redis retries a plain pipeline.
-	for range redialAttempts {
-		if err = s.reserveOn(ctx, c, k, reqs, out, d); !dropped(err) {
+	// The primary is resolved on every attempt: one that answered MOVED,
+	// ASK or READONLY (a slot moved, a failover the slot map has not caught
+	// up with) did not run the script, and the batch goes to the primary
+	// the reloaded map names; one that dropped the connection before the
+	// script was sent may have been replaced by then.
+	for attempt := range redialAttempts {
+		c, err := s.primary(ctx, k)
+		if err != nil {
+			s.answer(reqs, nil, err, out)
 			break
+		}
+		again := s.reserveOn(ctx, c, k, reqs, out, d)
+		if !again {
+			break
+		}
+		if cc, ok := s.rdb.(*redis.ClusterClient); ok && attempt+1 < redialAttempts {
+			s.awaitNewMaster(ctx, cc, k, c.Options().Addr)
 		}
 	}
 	s.queued(reqs, out)
@@ -60,27 +68,63 @@ func (s *Store) reserveGroupReplicated(ctx context.Context, reqs []Request, out 
 // redialAttempts is how many connections a batch tries.
 const redialAttempts = 3
 
-// reserveOn runs the batch on a connection of its own to c and returns the
-// script's error, if any.
-func (s *Store) reserveOn(ctx context.Context, c *redis.Client, k keyspace.Item, reqs []Request, out []Outcome, d Durability) error {
+// reserveOn runs the batch on a connection of its own to c, and reports
+// whether the script did not run and the batch may go again. A connection
+// dropped once the script was sent is not retried: the script may have run,
+// and running it again could refuse (rate limit, waiting room, draw) a
+// shopper who holds an order now; its 503 has the shopper retry with the
+// same key, which replays the order if there is one.
+func (s *Store) reserveOn(ctx context.Context, c *redis.Client, k keyspace.Item, reqs []Request, out []Outcome, d Durability) (again bool) {
 	conn := c.Conn()
 	defer conn.Close()
 	addr := c.Options().Addr
-	if err := s.durable.checkShort(ctx, conn, addr, d); err != nil {
+	if err := s.checkShort(ctx, conn, k, addr, d); err != nil {
 		holdAll(reqs, out, err)
-		if errors.Is(err, ErrReplicationTimeout) {
-			return nil
-		}
-		return err
+		return dropped(err)
 	}
 	res, w, err := s.evalWait(ctx, conn, reserveKeys(k, reqs), s.reserveArgs(reqs), d)
 	s.answer(reqs, res, err, out)
+	if redirected(err) {
+		return true
+	}
 	if err == nil && w.err == nil && vouchesOnly(out) {
 		w = s.markWait(ctx, conn, k, d)
 	}
 	s.durable.note(addr, w, d)
 	holdUnreplicated(reqs, out, w, d)
-	return err
+	return false
+}
+
+// redirected reports a node's refusal to run the script because another
+// node serves the key now: MOVED, ASK, or READONLY from a primary demoted
+// to replica.
+func redirected(err error) bool {
+	var rerr redis.Error
+	if !errors.As(err, &rerr) {
+		return false
+	}
+	msg := rerr.Error()
+	return strings.HasPrefix(msg, "MOVED ") || strings.HasPrefix(msg, "ASK ") || strings.HasPrefix(msg, "READONLY ")
+}
+
+// awaitNewMaster has the cluster client reload its slot map (in the
+// background) and waits, briefly, until it names another master for k than
+// old: the next attempt then goes there.
+func (s *Store) awaitNewMaster(ctx context.Context, cc *redis.ClusterClient, k keyspace.Item, old string) {
+	cc.ReloadState(ctx)
+	delay := 10 * time.Millisecond
+	for range 6 {
+		if c, err := cc.MasterForKey(ctx, k.Stock()); err == nil && c.Options().Addr != old {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(delay):
+		}
+		delay *= 2
+		cc.ReloadState(ctx)
+	}
 }
 
 // dropped reports an error of a connection that went away.

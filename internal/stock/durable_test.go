@@ -21,12 +21,13 @@ type pair struct {
 	primaryAddr      string
 }
 
-func newPair(tb testing.TB) pair {
+func newPair(tb testing.TB, replicaArgs ...string) pair {
 	tb.Helper()
 	addr := testenv.PrivateRedis(tb, "--repl-diskless-sync-delay", "0")
 	host, port, _ := strings.Cut(addr, ":")
+	replicaArgs = append([]string{"--replicaof", host, port}, replicaArgs...)
 	p := pair{primary: redis.NewClient(&redis.Options{Addr: addr}), primaryAddr: addr,
-		replica: redis.NewClient(&redis.Options{Addr: testenv.PrivateRedis(tb, "--replicaof", host, port)})}
+		replica: redis.NewClient(&redis.Options{Addr: testenv.PrivateRedis(tb, replicaArgs...)})}
 	tb.Cleanup(func() { p.primary.Close(); p.replica.Close() })
 	p.waitReplicas(tb, 1)
 	return p
@@ -149,5 +150,36 @@ func TestReserveWithoutDurability(t *testing.T) {
 	p.cut(t)
 	if _, err := s.Reserve(context.Background(), req("u1", 1, t0.Add(time.Minute))); err != nil {
 		t.Fatalf("reserve: %v", err)
+	}
+}
+
+// A persister's batch may have been read from a primary that died since:
+// the entries the primary the WAIT ran on lacks were never acknowledged and
+// are left out, and a primary without its replica holds the batch back.
+func TestReplicatedEntriesDropsEntriesThePrimaryLacks(t *testing.T) {
+	t.Parallel()
+	p := newPair(t)
+	keys := keyspace.New("durentries")
+	s := stock.NewStore(p.primary, keys)
+	s.SetDurability(stock.Durability{MinReplicas: 1, Timeout: 50 * time.Millisecond})
+	warm(t, s, 1, sale(3, 1))
+	ctx := context.Background()
+	if _, err := s.Reserve(ctx, req("u1", 1, t0.Add(time.Minute))); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := p.primary.XRange(ctx, keys.Item(1).Stream(), "-", "+").Result()
+	if err != nil || len(msgs) != 1 {
+		t.Fatalf("stream = %v, %v; want one entry", msgs, err)
+	}
+	onPrimary := keyspace.Entry{StreamID: msgs[0].ID, ItemID: 1, UserID: "u1"}
+	fromOldPrimary := keyspace.Entry{StreamID: "1-1", ItemID: 1, UserID: "u9"}
+
+	kept, err := s.ReplicatedEntries(ctx, []keyspace.Entry{fromOldPrimary, onPrimary})
+	if err != nil || len(kept) != 1 || kept[0].StreamID != onPrimary.StreamID {
+		t.Fatalf("ReplicatedEntries = %+v, %v; want only %s", kept, err, onPrimary.StreamID)
+	}
+	p.cut(t)
+	if _, err := s.ReplicatedEntries(ctx, []keyspace.Entry{onPrimary}); !errors.Is(err, stock.ErrReplicationTimeout) {
+		t.Fatalf("without the replica: err = %v, want ErrReplicationTimeout", err)
 	}
 }

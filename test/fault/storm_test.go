@@ -25,6 +25,10 @@ type StormConfig struct {
 	MaxQty   int     // shopper i asks for 1 + i%MaxQty units; 0 means 1
 	Secret   string  // signs the shoppers' tokens
 	Seed     uint64
+	// Until, if set, keeps the storm going past Requests (at Rate, up to
+	// four times as many) until it is closed: a test waits for a condition
+	// rather than hoping a fixed length outlasts a recovery.
+	Until <-chan struct{}
 }
 
 // Shopper is one shopper of a storm. Even-numbered shoppers send the same
@@ -137,7 +141,7 @@ func (s *Storm) run() {
 			}
 		})
 	}
-	for n := range s.cfg.Requests {
+	for n := 0; n < s.cfg.Requests || (s.going() && n < 4*s.cfg.Requests); n++ {
 		if s.cfg.Rate > 0 {
 			// A sleep is right here: the storm's rate is requests per second
 			// of real time, like shoppers arriving; request n is due n/Rate
@@ -195,6 +199,38 @@ func eventOf(user string, r harness.Reply, err error) Event {
 		}
 	}
 	return ev
+}
+
+// going reports whether the storm's Until is set and still open.
+func (s *Storm) going() bool {
+	if s.cfg.Until == nil {
+		return false
+	}
+	select {
+	case <-s.cfg.Until:
+		return false
+	default:
+		return true
+	}
+}
+
+// WaitEvent waits until a request answered after since had the outcome,
+// and fails the test if none did within timeout.
+func (s *Storm) WaitEvent(tb testing.TB, timeout time.Duration, since time.Time, outcome string) {
+	tb.Helper()
+	err := poll(timeout, 10*time.Millisecond, func() error {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, ev := range s.events {
+			if ev.Outcome == outcome && ev.At.After(since) {
+				return nil
+			}
+		}
+		return fmt.Errorf("no %q since %s", outcome, since.Format(time.StampMilli))
+	})
+	if err != nil {
+		tb.Fatalf("storm: %v", err)
+	}
 }
 
 // Done is how many requests have been answered or have failed.

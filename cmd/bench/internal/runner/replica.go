@@ -73,11 +73,11 @@ func (r *runner) replicaRounds(ctx context.Context) error {
 			}
 			results[m.name] = append(results[m.name], smp)
 			r.logf("round %d replica, %s: %.0f purchases/s, p99 %.1f ms, %d not 2xx; CPU ms per purchase: seckill %.3f, "+
-				"primary %.3f, replica %.3f", round, m.name, smp.w.RPS, smp.w.P99ms, smp.w.Non2xx, smp.perPurchase(smp.cpu.Servers),
+				"primary %.3f, replica %.3f", round, m.name, smp.rps(), smp.w.P99ms, smp.w.Non2xx, smp.perPurchase(smp.cpu.Servers),
 				smp.perPurchase(smp.cpu.Redis), smp.perPurchase(smp.replicaCPU))
 		}
 	}
-	rps := func(s replicaSample) float64 { return s.w.RPS }
+	rps := func(s replicaSample) float64 { return s.rps() }
 	p99 := func(s replicaSample) float64 { return s.w.P99ms }
 	cpu := func(s replicaSample) float64 { return s.perPurchase(s.cpu.Servers + s.cpu.Redis) }
 	alone, async, waited := results["alone"], results["async"], results["wait"]
@@ -136,6 +136,15 @@ type replicaSample struct {
 	replicaCPU float64
 }
 
+// rps is purchases answered 2xx per second: a 503 replication_timeout is
+// quick and sells nothing, and must not count as throughput.
+func (s replicaSample) rps() float64 {
+	if s.w.Seconds <= 0 {
+		return 0
+	}
+	return float64(s.w.Requests-s.w.Non2xx) / s.w.Seconds
+}
+
 // perPurchase is cpu seconds as milliseconds per purchase answered 2xx.
 func (s replicaSample) perPurchase(cpu float64) float64 {
 	if n := s.w.Requests - s.w.Non2xx; n > 0 {
@@ -159,7 +168,7 @@ func median(runs []replicaSample, f func(replicaSample) float64) float64 {
 func medianRatio(a, b []replicaSample) float64 {
 	v := make([]float64, len(a))
 	for i := range a {
-		v[i] = a[i].w.RPS / b[i].w.RPS
+		v[i] = a[i].rps() / b[i].rps()
 	}
 	slices.Sort(v)
 	return v[len(v)/2]
