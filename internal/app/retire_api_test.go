@@ -36,6 +36,10 @@ func TestRetireAPI(t *testing.T) {
 	}
 	s.settle(t, id)
 	clk.Add(2 * time.Hour)
+	// settle sees the order in MySQL; the persister acknowledges it in
+	// Redis just after, and until then the sale is still persisting.
+	testenv.WaitFor(t, 10*time.Second, func() bool { return !strings.Contains(retire().raw, "still being persisted") },
+		"the persister acknowledges the order")
 	refused("awaiting payment") // the harness's payment timeout is a century
 	if r := s.call(t, "POST", "/api/v1/orders/"+buy.str("order_id")+"/pay", tok, nil); r.status != 200 {
 		t.Fatalf("pay: %d %s", r.status, r.raw)
@@ -169,7 +173,10 @@ func TestRetireClosesRedisForALaggingServer(t *testing.T) {
 	if r := s.call(t, "POST", "/api/v1/orders/"+ann.str("order_id")+"/pay", mintToken(t, "ann"), nil); r.status != 200 {
 		t.Fatalf("pay: %d %s", r.status, r.raw)
 	}
-	if r := retire(); r.status != 200 || r.str("retired_at") == "" {
+	var r reply // settle sees the order in MySQL; the persister acknowledges it just after
+	testenv.WaitFor(t, 10*time.Second, func() bool { r = retire(); return !strings.Contains(r.raw, "still being persisted") },
+		"the persister acknowledges ann's order")
+	if r.status != 200 || r.str("retired_at") == "" {
 		t.Fatalf("retire once ann's order is in MySQL: %d %s", r.status, r.raw)
 	}
 	var n int64
