@@ -23,15 +23,17 @@
 --                 orders are taken at: read when the unit is taken and
 --                 written into the order, so a later price change never
 --                 reprices it; absent in a meta written by a server from
---                 before prices travelled with orders: the order then goes
---                 without one and is priced when persisted)
+--                 before prices travelled with orders, or by a failed warm:
+--                 the request then answers 2 NOT_WARMED, and a warm
+--                 writes it)
 -- KEYS[3] buyers  hash: user id -> "orderID:quantity:createdMs:variantID:price",
 --                 one per shopper and sale, whatever the variant (":price"
---                 absent when the meta had none)
+--                 absent in a value written before prices travelled with
+--                 orders)
 -- KEYS[4] idem    hash: user id .. "\n" .. idempotency key -> same value as buyers
 -- KEYS[5] stream  stream of orders to persist: fields id, item, variant,
---                 user, qty, idem, ts and price (the unit price, absent when
---                 the meta had none)
+--                 user, qty, idem, ts and price (the unit price; absent in
+--                 entries written before prices travelled with orders)
 -- KEYS[6] returns integer: how many times stock has come back (a cancel, an
 --                 admin adding stock, a warm); servers compare it to know
 --                 whether a sold-out answer is still current
@@ -72,7 +74,8 @@
 --   1 REPLAY           detail = value first stored under this idempotency key,
 --                      so with the price the order was taken at
 --   2 NOT_WARMED       meta, stock or vstock is missing: the sale is unknown
---                      to Redis, or was warmed before sales had variants
+--                      to Redis, or was warmed before sales had variants;
+--                      or the meta has no price for the variant
 --   3 NOT_STARTED      detail = starts_ms
 --   4 ENDED            detail = ends_ms
 --   5 OVER_LIMIT       detail = the limit that applies to the variant
@@ -195,7 +198,8 @@ local function limitOf(variant)
 end
 
 -- priceOf is the unit price the variant's orders are taken at now, or
--- false when the meta holds none (see KEYS[2]).
+-- false when the meta holds none (see KEYS[2]: the request is then not
+-- warmed).
 local function priceOf(variant)
   local p = prices[variant]
   if p == nil then
@@ -274,6 +278,12 @@ local function reserve(now, user, qty, orderID, idem, admitted, variant, client,
   if not warm then
     return 2, '', 0, 0
   end
+  -- Never sell unpriced: a warm writes MySQL's price. Checked before the
+  -- limits, so the request retried after the warm is not charged twice.
+  local named = variant ~= '' and variant or meta[5]
+  if named and stockOf(named) and not priceOf(named) then
+    return 2, '', 0, 0
+  end
   local wait = limited(now, client, sKey, cKey)
   if wait > 0 then
     return 11, tostring(wait), 0, 0
@@ -335,23 +345,14 @@ local function reserve(now, user, qty, orderID, idem, admitted, variant, client,
   taken[variant] = (taken[variant] or 0) + qty
   takenAll = takenAll + qty
   local price = priceOf(variant)
-  local value = orderID .. ':' .. qty .. ':' .. now .. ':' .. variant
-  if price then
-    value = value .. ':' .. price
-  end
+  local value = orderID .. ':' .. qty .. ':' .. now .. ':' .. variant .. ':' .. price
   redis.call('HSET', KEYS[3], user, value)
   if idemField ~= '' then
     redis.call('HSET', KEYS[4], idemField, value)
   end
-  if price then
-    redis.call('XADD', KEYS[5], '*',
-      'id', orderID, 'item', ARGV[1], 'variant', variant, 'user', user, 'qty', qty,
-      'idem', idem, 'ts', now, 'price', price)
-  else
-    redis.call('XADD', KEYS[5], '*',
-      'id', orderID, 'item', ARGV[1], 'variant', variant, 'user', user, 'qty', qty,
-      'idem', idem, 'ts', now)
-  end
+  redis.call('XADD', KEYS[5], '*',
+    'id', orderID, 'item', ARGV[1], 'variant', variant, 'user', user, 'qty', qty,
+    'idem', idem, 'ts', now, 'price', price)
   if room then
     redis.call('ZREM', KEYS[7], user)
   end

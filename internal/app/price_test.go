@@ -228,3 +228,38 @@ func TestPriceChangesDuringPurchases(t *testing.T) {
 	}
 	t.Logf("%d orders at %d prices", len(answers), len(prices))
 }
+
+// TestPriceMissingFromMeta: a meta without a variant's price (written by a
+// server from before prices travelled with orders, or left by a failed
+// warm) does not sell unpriced, which would price the order when it is
+// persisted, after any change: the script answers "not warmed", the sale
+// is warmed from MySQL and the order carries MySQL's price, which a PATCH
+// before persistence does not change.
+func TestPriceMissingFromMeta(t *testing.T) {
+	t.Parallel()
+	clk := newClock(t0)
+	s := start(t, clk, noPersisters)
+	id, variants := s.pricedSale(t, 1999)
+	s.buyAt(t, id, 0, "alice", "a-1", 1, 1999) // warms the sale
+
+	rdb := redis.NewClient(&redis.Options{Addr: s.cfg.Redis.Addr})
+	defer rdb.Close()
+	ctx := context.Background()
+	k := keyspace.New(s.cfg.RedisPrefix).Item(id)
+	field := "price:" + itoa(variants["Default"])
+	if n, err := rdb.HDel(ctx, k.Meta(), field).Result(); err != nil || n != 1 {
+		t.Fatalf("delete %s from the meta: %d, %v", field, n, err)
+	}
+	bob := s.buyAt(t, id, 0, "bob", "b-1", 1, 1999)
+	if got := rdb.HGet(ctx, k.Meta(), field).Val(); got != "1999" {
+		t.Fatalf("Redis's price after bob's purchase: %q, want MySQL's 1999 warmed back", got)
+	}
+	if r := s.call(t, "PATCH", "/api/v1/admin/items/"+itoa(id), adminToken, map[string]any{"price_cents": 4999}); r.status != 200 {
+		t.Fatalf("PATCH: %d %s", r.status, r.raw)
+	}
+	s.withPersisters(t, clk)
+	s.settle(t, id)
+	if got := storedPrice(t, s, bob); got != 1999 {
+		t.Fatalf("bob's order stored at %d a unit, want the 1999 his 202 named", got)
+	}
+}

@@ -19,7 +19,8 @@ import (
 // TestOrdersCSVCellsAreNotFormulas: shoppers whose ids start with "-" and
 // "@" buy variants labelled "=1+1" and "x;=cmd()"; the export quotes every
 // text cell and puts a single quote before each place a formula could
-// start (the cell's start, or after a ",", ";" or tab inside it), so a
+// start (the cell's start, or after a ",", ";" or tab inside it, past
+// blanks and double quotes; full-width ＝＋－＠ too), so a
 // spreadsheet shows them as text instead of running them, whether it
 // splits cells on commas or semicolons; plain cells are as they were, and
 // numbers stay bare.
@@ -29,7 +30,8 @@ func TestOrdersCSVCellsAreNotFormulas(t *testing.T) {
 	s := startLive(t, clk)
 	id, v := s.pageDrop(t, "Formula drop", 9900, 1, "", clk.Now().Add(-time.Minute),
 		dropVariant{Label: "=1+1", Stock: 3}, dropVariant{Label: "EU 42", Stock: 3},
-		dropVariant{Label: "x;=cmd()", Stock: 3}, dropVariant{Label: "a, +b\t@c", Stock: 3})
+		dropVariant{Label: "x;=cmd()", Stock: 3}, dropVariant{Label: "a, +b\t@c", Stock: 3},
+		dropVariant{Label: `a";"=1`, Stock: 3}, dropVariant{Label: "b;\u00a0\uff1d1", Stock: 3})
 	bought := map[string][2]string{} // order id: user id and label as exported
 	for _, b := range []struct{ user, label, wantUser, wantLabel string }{
 		{"-ann", "=1+1", "'-ann", "'=1+1"},
@@ -37,6 +39,8 @@ func TestOrdersCSVCellsAreNotFormulas(t *testing.T) {
 		{"cal", "=1+1", "cal", "'=1+1"},
 		{"dan", "x;=cmd()", "dan", "x;'=cmd()"},
 		{"eve", "a, +b\t@c", "eve", "a, '+b\t'@c"},
+		{"fay", `a";"=1`, "fay", `a";"'=1`},
+		{"gus", "b;\u00a0\uff1d1", "gus", "b;\u00a0'\uff1d1"},
 	} {
 		r := s.pageBuy(t, id, v[b.label], b.user)
 		check(t, r, want{202, "", ""})
@@ -63,14 +67,13 @@ func TestOrdersCSVCellsAreNotFormulas(t *testing.T) {
 }
 
 // checkInertLine checks one exported row as the least careful spreadsheet
-// reads it, splitting on every ",", ";" and tab and ignoring quotes: no
-// piece starts a formula. The text cells are quoted, the numbers (variant
-// id, quantity) bare. No cell here holds a double quote, so a quoted
-// cell's bytes are its value and two quotes.
+// reads it, splitting on every ",", ";" and tab and ignoring quotes and
+// blanks: no piece starts a formula. The text cells are quoted (their
+// quotes doubled), the numbers (variant id, quantity) bare.
 func checkInertLine(t *testing.T, line string) {
 	t.Helper()
 	for _, piece := range strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ';' || r == '\t' }) {
-		if p := strings.TrimLeft(piece, ` "`); p != "" && strings.ContainsRune("=+-@\r", rune(p[0])) {
+		if p := []rune(strings.TrimLeft(piece, " \"\u00a0\u3000")); len(p) > 0 && strings.ContainsRune("=+-@\r\uff1d\uff0b\uff0d\uff20", p[0]) {
 			t.Errorf("line %q: piece %q starts a formula", line, piece)
 		}
 	}
@@ -80,7 +83,7 @@ func checkInertLine(t *testing.T, line string) {
 	}
 	rest := line
 	for i, cell := range cells {
-		raw := `"` + cell + `"`
+		raw := `"` + strings.ReplaceAll(cell, `"`, `""`) + `"`
 		if i == 2 || i == 4 {
 			raw = cell
 			if _, err := strconv.Atoi(cell); err != nil {

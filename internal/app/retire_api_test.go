@@ -36,6 +36,10 @@ func TestRetireAPI(t *testing.T) {
 	}
 	s.settle(t, id)
 	clk.Add(2 * time.Hour)
+	// settle sees the order in MySQL; the persister acknowledges it in
+	// Redis just after, and until then the sale is still persisting.
+	testenv.WaitFor(t, 10*time.Second, func() bool { return !strings.Contains(retire().raw, "still being persisted") },
+		"the persister acknowledges the order")
 	refused("awaiting payment") // the harness's payment timeout is a century
 	if r := s.call(t, "POST", "/api/v1/orders/"+buy.str("order_id")+"/pay", tok, nil); r.status != 200 {
 		t.Fatalf("pay: %d %s", r.status, r.raw)
@@ -133,5 +137,50 @@ func TestRetireOnCluster(t *testing.T) {
 	}
 	if n := testenv.CountKeys(t, rdb, pattern); n != 0 {
 		t.Fatalf("%d keys of the retired sale left on the cluster", n)
+	}
+}
+
+// TestRetireClosesRedisForALaggingServer: a server whose clock is more than
+// the retirement's grace behind still sells an ended sale by its clock.
+// Retiring closes the sale in Redis before it looks at the queue: the
+// order that server took before is kept (the retirement waits for it to
+// reach MySQL), and from the close on it cannot take one (no 202).
+func TestRetireClosesRedisForALaggingServer(t *testing.T) {
+	t.Parallel()
+	clk := newClock(t0)
+	s := start(t, clk, noPersisters)
+	id := s.sale(t, 3, 1, t0, t0.Add(time.Hour))
+	lagging := s.twin(t, newClock(t0.Add(time.Hour-time.Second)))
+	clk.Add(time.Hour + 2*time.Minute) // two minutes and a second ahead of it
+	retire := func() reply { return s.call(t, "POST", "/api/v1/admin/items/"+itoa(id)+"/retire", adminToken, nil) }
+	buy := func(user string) reply {
+		return lagging.call(t, "POST", "/api/v1/items/"+itoa(id)+"/purchase", mintToken(t, user), nil)
+	}
+
+	ann := buy("ann")
+	if ann.status != 202 {
+		t.Fatalf("ann buys on the lagging server before the retirement: %d %s", ann.status, ann.raw)
+	}
+	if r := retire(); r.status != 409 || !strings.Contains(r.raw, "still being persisted") {
+		t.Fatalf("retire with ann's order only in Redis: %d %s; want 409 saying it is still being persisted", r.status, r.raw)
+	}
+	if r := buy("bob"); r.status == 202 || r.errCode() != "ended" {
+		t.Fatalf("bob buys on the lagging server after the close: %d %s; want 403 ended", r.status, r.raw)
+	}
+
+	s.withPersisters(t, clk)
+	s.settle(t, id)
+	if r := s.call(t, "POST", "/api/v1/orders/"+ann.str("order_id")+"/pay", mintToken(t, "ann"), nil); r.status != 200 {
+		t.Fatalf("pay: %d %s", r.status, r.raw)
+	}
+	var r reply // settle sees the order in MySQL; the persister acknowledges it just after
+	testenv.WaitFor(t, 10*time.Second, func() bool { r = retire(); return !strings.Contains(r.raw, "still being persisted") },
+		"the persister acknowledges ann's order")
+	if r.status != 200 || r.str("retired_at") == "" {
+		t.Fatalf("retire once ann's order is in MySQL: %d %s", r.status, r.raw)
+	}
+	var n int64
+	if err := s.db.Gorm.Raw("SELECT COUNT(*) FROM orders WHERE item_id = ?", id).Scan(&n).Error; err != nil || n != 1 {
+		t.Fatalf("orders of the retired sale in MySQL: %d, %v; want ann's alone", n, err)
 	}
 }

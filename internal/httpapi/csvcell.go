@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // csvRows writes the orders export: every text cell quoted, numbers bare.
@@ -48,10 +49,13 @@ func (r *csvRows) flush() error { return r.w.Flush() }
 // csvText makes a cell of text inert for spreadsheets (OWASP's advice
 // against CSV injection): where a formula could start, at the cell's start
 // or after a character some reader splits cells or rows on (",", ";", tab,
-// CR, LF), a formula character ("=", "+", "-", "@", tab, CR), even after
-// spaces, gets a single quote before it, which a spreadsheet shows as text.
-// A user id like "-x", a label like "=HYPERLINK(...)" or "x;=cmd()" would
-// otherwise run when the file is opened.
+// CR, LF), a formula character ("=", "+", "-", "@", tab, CR, or the
+// full-width ＝＋－＠ some spreadsheets take for them), even after blanks
+// (spaces, no-break and ideographic spaces, and double quotes, which a
+// reader splitting on ";" inside a quoted cell leaves around its pieces),
+// gets a single quote before it, which a spreadsheet shows as text. A user
+// id like "-x", a label like "=HYPERLINK(...)", "x;=cmd()" or `a";"=1`
+// would otherwise run when the file is opened.
 func csvText(s string) string {
 	if !csvNeedsQuote(s) {
 		return s // most cells: the export allocates nothing for them
@@ -59,40 +63,50 @@ func csvText(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
 	start := true
-	for i := 0; i < len(s); i++ {
-		if start && strings.IndexByte(csvFormulaStart, s[i]) >= 0 {
+	for i := 0; i < len(s); {
+		c, n := utf8.DecodeRuneInString(s[i:])
+		if start && formulaStart(c) {
 			b.WriteByte('\'')
 		}
-		b.WriteByte(s[i])
-		start = nextStart(start, s[i])
+		b.WriteString(s[i : i+n]) // the bytes as they were, even invalid ones
+		start = nextStart(start, c)
+		i += n
 	}
 	return b.String()
 }
 
 const (
-	csvFormulaStart = "=+-@\t\r"
+	csvFormulaStart = "=+-@\t\r\uff1d\uff0b\uff0d\uff20"
 	csvSplitters    = ",;\t\r\n"
+	csvBlanks       = " \"\u00a0\u3000"
 )
+
+// formulaStart says whether a cell starting with c is taken for a formula.
+func formulaStart(c rune) bool {
+	return c != utf8.RuneError && strings.ContainsRune(csvFormulaStart, c)
+}
 
 // csvNeedsQuote says whether csvText would change s.
 func csvNeedsQuote(s string) bool {
 	start := true
-	for i := 0; i < len(s); i++ {
-		if start && strings.IndexByte(csvFormulaStart, s[i]) >= 0 {
+	for _, c := range s {
+		if start && formulaStart(c) {
 			return true
 		}
-		start = nextStart(start, s[i])
+		start = nextStart(start, c)
 	}
 	return false
 }
 
 // nextStart says whether a reader may begin a cell after c: after a
-// splitter, or after spaces where it could already.
-func nextStart(start bool, c byte) bool {
+// splitter, or after blanks where it could already.
+func nextStart(start bool, c rune) bool {
 	switch {
-	case strings.IndexByte(csvSplitters, c) >= 0:
+	case c == utf8.RuneError:
+		return false
+	case strings.ContainsRune(csvSplitters, c):
 		return true
-	case c == ' ':
+	case strings.ContainsRune(csvBlanks, c):
 		return start
 	}
 	return false

@@ -23,6 +23,15 @@ func TestCSVRowsAreInert(t *testing.T) {
 		{"a\n-1", "\"a\n'-1\""},
 		{`say "=hi"`, `"say ""=hi"""`},
 		{"a-b=c", `"a-b=c"`},
+		{`a";"=1`, `"a"";""'=1"`}, // quotes are skipped like spaces
+		{`"=1`, `"""'=1"`},
+		{"x;\u00a0=1", "\"x;\u00a0'=1\""},
+		{"\u3000+1", "\"\u3000'+1\""},
+		{"\uff1d1+1", "\"'\uff1d1+1\""},
+		{"a;\uff20b", "\"a;'\uff20b\""},
+		{"a\uff0d1", "\"a\uff0d1\""},
+		{"\xff=1", "\"\xff=1\""}, // an invalid byte is no blank, and is kept
+		{"\xff;-1", "\"\xff;'-1\""},
 	} {
 		var b strings.Builder
 		w := newCSVRows(&b, []bool{false, true})

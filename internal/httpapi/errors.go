@@ -228,6 +228,7 @@ var errorTable = []struct {
 	{stock.ErrInvalidQuantity, errInvalidQuantity},
 	{drawkey.ErrNoKey, errDrawKeyMissing},
 	{stock.ErrReplicationTimeout, errReplication},
+	{stock.ErrQueueTooLong, errPaymentPending},
 }
 
 // lookup finds the answer to err: its own if it is one, its row of the

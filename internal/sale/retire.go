@@ -22,7 +22,6 @@ const (
 	StillPersisting = "orders are still being persisted"
 	AwaitingPayment = "orders are awaiting payment"
 	DeadLetters     = "orders MySQL refused wait in the sale's dead letters for a person (docs/crashes.md)"
-	RedisOpen       = "Redis still has the sale open (its end has not reached Redis): end it again"
 )
 
 // RetireGrace is how long after its end a sale is left alone: a purchase
@@ -32,8 +31,7 @@ const (
 const RetireGrace = time.Minute
 
 // NotRetirableError says why a sale cannot be retired yet (one of
-// NotEnded, JustEnded, RedisOpen, StillPersisting, AwaitingPayment,
-// DeadLetters).
+// NotEnded, JustEnded, StillPersisting, AwaitingPayment, DeadLetters).
 type NotRetirableError struct{ Reason string }
 
 func (e *NotRetirableError) Error() string { return ErrNotRetirable.Error() + ": " + e.Reason }
@@ -41,8 +39,8 @@ func (e *NotRetirableError) Error() string { return ErrNotRetirable.Error() + ":
 // Is makes errors.Is(err, ErrNotRetirable) true.
 func (e *NotRetirableError) Is(target error) bool { return target == ErrNotRetirable }
 
-// Retire retires a sale that is done: it has ended, in MySQL and in Redis
-// (whose window the purchase script checks), every order queued in
+// Retire retires a sale that is done: it has ended in MySQL (and is then
+// closed in Redis, whose window the purchase script checks), every order queued in
 // its stream is in MySQL and no persister holds one unacknowledged, and no
 // order of it awaits payment (the payment timeout cancels those). Its Redis
 // keys are removed and it leaves the registry, so the persisters stop
@@ -107,19 +105,17 @@ func (s *Service) retirable(ctx context.Context, it catalog.Item) error {
 	case now.Before(it.EndsAt.Add(RetireGrace)):
 		return &NotRetirableError{Reason: JustEnded}
 	}
+	// The purchase script checks Redis's end against the clock of the
+	// server that calls it, which may lag ours by more than the grace, and
+	// an "End now" may not have reached Redis: either way Redis could still
+	// take an order after the queue is read, and the purge would lose it.
+	// Closed first, Redis takes none, so the queue read next is complete.
+	if err := s.stock.Close(ctx, it.ID); err != nil {
+		return err
+	}
 	q, err := s.stock.Queue(ctx, it.ID)
 	if err != nil {
 		return err
-	}
-	// MySQL's end is not enough: an end that reached MySQL and not Redis
-	// leaves the script taking orders the purge would then lose. Redis's
-	// end gets the same grace as MySQL's.
-	switch now := s.now(); {
-	case q.EndsAt.IsZero():
-	case now.Before(q.EndsAt):
-		return &NotRetirableError{Reason: RedisOpen}
-	case now.Before(q.EndsAt.Add(RetireGrace)):
-		return &NotRetirableError{Reason: JustEnded}
 	}
 	if q.Pending > 0 {
 		return &NotRetirableError{Reason: StillPersisting}

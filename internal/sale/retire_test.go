@@ -126,47 +126,58 @@ func (r *rig) checkRetired(t *testing.T, id int64, at time.Time) {
 	}
 }
 
-// TestRetireWaitsForRedisToClose: an end that reached MySQL and not Redis
-// (the "End now" whose Redis step was lost) leaves the script selling; the
-// sale is not retired while Redis has it open, though every order is in
-// MySQL and paid, so nothing Redis takes is purged. Once Redis's window
-// has ended too (and its grace passed), it is retired.
-func TestRetireWaitsForRedisToClose(t *testing.T) {
+// TestRetireClosesRedisFirst: the purchase script checks Redis's end
+// against the purchasing server's clock, which may lag by more than the
+// grace. Retire closes
+// the sale in Redis before it reads the queue: from then on a lagging server
+// is refused as ended, so no order lands after the read to be purged; an
+// order taken before the close holds the retirement until it is in MySQL.
+func TestRetireClosesRedisFirst(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
 	ctx := context.Background()
 	it := r.sale(t, 5)
 	r.clock.Add(10 * time.Minute.Milliseconds())
 	ended := r.now().Add(-2 * sale.RetireGrace)
-	// MySQL's step of "End now" alone: no hook changes Redis in step.
+	// The sale ended two graces ago, in MySQL and in Redis.
 	if _, err := r.items.Update(ctx, it.ID, catalog.Patch{EndsAt: &ended}, nil); err != nil {
 		t.Fatal(err)
 	}
-	refused := func(want string) {
-		t.Helper()
-		_, err := r.sales.Retire(ctx, it.ID)
-		var nr *sale.NotRetirableError
-		if !errors.As(err, &nr) || nr.Reason != want {
-			t.Fatalf("retire: %v, want not retirable because %q", err, want)
-		}
-	}
-	refused(sale.RedisOpen)
-	ann := r.buy(t, it.ID, "ann") // Redis still sells; the order reaches MySQL
-	if _, err := r.sales.Pay(ctx, ann, "ann"); err != nil {
+	if err := r.rdb.HSet(ctx, r.keys.Item(it.ID).Meta(), "ends_ms", ended.UnixMilli()).Err(); err != nil {
 		t.Fatal(err)
 	}
-	refused(sale.RedisOpen) // nothing waits in the stream, nothing is unpaid: only Redis is open
-	if _, err := r.orders.Get(ctx, ann); err != nil {
-		t.Fatalf("the order Redis took: %v", err)
+	lagging := ended.Add(-sale.RetireGrace - time.Second) // a server's clock, more than the grace behind
+	buy := func(user, orderID string) error {
+		_, err := r.sales.Reserve(ctx, stock.Request{ItemID: it.ID, UserID: user, Quantity: 1, OrderID: orderID, Now: lagging})
+		return err
 	}
-
-	// The lost step done: Redis's window ends where MySQL's did.
-	if err := r.rdb.HSet(ctx, r.keys.Item(it.ID).Meta(), "ends_ms", ended.UnixMilli()).Err(); err != nil {
+	if err := buy("ann", "01RETIRE0000000000000LAGAN"); err != nil {
+		t.Fatalf("the lagging server before the close: %v", err)
+	}
+	_, err := r.sales.Retire(ctx, it.ID)
+	var nr *sale.NotRetirableError
+	if !errors.As(err, &nr) || nr.Reason != sale.StillPersisting {
+		t.Fatalf("retire with ann's order only in Redis: %v, want %q", err, sale.StillPersisting)
+	}
+	if err := buy("bob", "01RETIRE0000000000000LAGBO"); !errors.Is(err, stock.ErrEnded) {
+		t.Fatalf("the lagging server after the close: %v, want stock.ErrEnded", err)
+	}
+	snap, err := r.stock.Snapshot(ctx, it.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.orders.Persist(ctx, snap.Pending); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.sales.Pay(ctx, "01RETIRE0000000000000LAGAN", "ann"); err != nil {
 		t.Fatal(err)
 	}
 	retired, err := r.sales.Retire(ctx, it.ID)
 	if err != nil || retired.RetiredAt == nil {
-		t.Fatalf("retire once Redis agrees: %+v, %v", retired.RetiredAt, err)
+		t.Fatalf("retire once ann's order is in MySQL: %+v, %v", retired.RetiredAt, err)
 	}
 	r.checkRetired(t, it.ID, *retired.RetiredAt)
+	if o, err := r.orders.Get(ctx, "01RETIRE0000000000000LAGAN"); err != nil || o.UserID != "ann" {
+		t.Fatalf("ann's order after the retirement: %+v, %v", o, err)
+	}
 }

@@ -47,3 +47,9 @@ const (
 	AdjustBadArgs      = adjustBadArgs
 	ReleaseBadArgs     = releaseBadArgs
 )
+
+// QueuedSkew and QueuedBudget are Queued's bounds.
+const (
+	QueuedSkew   = queuedSkew
+	QueuedBudget = queuedBudget
+)

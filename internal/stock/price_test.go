@@ -2,6 +2,7 @@ package stock_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -12,9 +13,10 @@ import (
 
 // TestReservePrice: the script takes each order at its variant's price in
 // the sale's meta at that moment, answers it, queues it with the order and
-// answers it again on a replay after the price changed; a meta without a
-// price (written by an older server) queues the order without one. On a
-// single Redis and on a cluster, through the batch path.
+// answers it again on a replay after the price changed; a meta without the
+// variant's price (written by an older server, or a failed warm) answers
+// not warmed and takes nothing, so a warm writes MySQL's price. On a single
+// Redis and on a cluster, through the batch path.
 func TestReservePrice(t *testing.T) {
 	t.Parallel()
 	for _, tgt := range testenv.RedisTargets(t) {
@@ -32,7 +34,12 @@ func TestReservePrice(t *testing.T) {
 				q.ItemID, q.VariantID, q.IdempotencyKey = 7, variant, "key-"+user
 				return q
 			}
-			first := batch(t, s, r("ann", 11), r("bob", 12), r("cy", 13))
+			first := batch(t, s, r("ann", 11), r("bob", 12))
+			out := make([]stock.Outcome, 1)
+			s.ReserveBatch(ctx, []stock.Request{r("cy", 13)}, out)
+			if !errors.Is(out[0].Err, stock.ErrNotWarmed) {
+				t.Fatalf("cy buys size 13, which has no price in the meta: %+v, want stock.ErrNotWarmed", out[0])
+			}
 			st.Meta.VariantPrices = map[int64]int64{11: 5000, 12: 6000}
 			if err := s.SetMeta(ctx, 7, st.Meta); err != nil {
 				t.Fatal(err)
@@ -41,15 +48,15 @@ func TestReservePrice(t *testing.T) {
 			if !second[0].Replayed || second[0].OrderID != first[0].OrderID {
 				t.Fatalf("ann's replay: %+v, want order %s", second[0], first[0].OrderID)
 			}
-			want := map[string]int64{"order-ann": 1000, "order-bob": 2000, "order-cy": -1, "order-dee": 6000}
+			want := map[string]int64{"order-ann": 1000, "order-bob": 2000, "order-dee": 6000}
 			for _, o := range append(first, second...) {
 				if got := price(o.UnitPriceCents); got != want[o.OrderID] {
 					t.Errorf("answer for %s: price %d, want %d", o.OrderID, got, want[o.OrderID])
 				}
 			}
 			msgs, err := rdb.XRange(ctx, keys.Item(7).Stream(), "-", "+").Result()
-			if err != nil || len(msgs) != 4 {
-				t.Fatalf("stream: %d entries, %v; want 4", len(msgs), err)
+			if err != nil || len(msgs) != 3 {
+				t.Fatalf("stream: %d entries, %v; want 3", len(msgs), err)
 			}
 			for _, m := range msgs {
 				e, err := keyspace.ParseEntry(m.ID, m.Values)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -17,31 +16,41 @@ import (
 // Queue is what a sale's stream still holds: the orders queued and not yet
 // deleted by a persister, how many of them a persister has read and not
 // acknowledged, and the entries MySQL refused (the dead letters, each as its
-// fields); and the end of the sale's window as Redis has it, which is what
-// the purchase script checks.
+// fields).
 type Queue struct {
 	Entries     []keyspace.Entry
 	Pending     int64
 	DeadLetters []map[string]any
-	// EndsAt is ends_ms in the sale's meta; zero when Redis holds no meta,
-	// so the script takes no order for the sale.
-	EndsAt time.Time
 }
 
-// Queue reads a sale's window in Redis, then its stream, its consumer
-// group's pending count and its dead letters: an order the script takes
-// after the window was read lands in the stream before it is read. A sale
-// Redis does not hold has an empty queue.
+// closeScript ends a sale's window in Redis at the epoch: the purchase
+// script refuses every request as ended whatever clock its server passes,
+// and so does the waiting room. A sale Redis holds no meta for is left
+// alone (it takes no order anyway).
+var closeScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HSET', KEYS[1], 'ends_ms', '0')
+end
+return 0`)
+
+// Close ends a sale in Redis for every server, whatever its clock: after
+// it, no order can land in the sale's stream, so what Queue then reads is
+// all the sale will ever have. Only for a sale MySQL has ended: the next
+// warm or change of settings (under the sale's lock, as the caller must
+// hold) copies MySQL's end back.
+func (s *Store) Close(ctx context.Context, itemID int64) error {
+	if err := closeScript.Run(ctx, s.rdb, []string{s.keys.Item(itemID).Meta()}).Err(); err != nil && !errors.Is(err, redis.Nil) {
+		return fmt.Errorf("close item %d in redis: %w", itemID, err)
+	}
+	return nil
+}
+
+// Queue reads a sale's stream, its consumer group's pending count and its
+// dead letters. A sale Redis does not hold has an empty queue.
 func (s *Store) Queue(ctx context.Context, itemID int64) (Queue, error) {
 	k := s.keys.Item(itemID)
 	var q Queue
-	endsMs, err := s.rdb.HGet(ctx, k.Meta(), "ends_ms").Int64()
-	switch {
-	case err == nil:
-		q.EndsAt = time.UnixMilli(endsMs).UTC()
-	case !errors.Is(err, redis.Nil):
-		return Queue{}, fmt.Errorf("read the window of item %d: %w", itemID, err)
-	}
+	var err error
 	if q.Entries, err = readStream(ctx, s.rdb, k.Stream()); err != nil {
 		return Queue{}, err
 	}

@@ -23,9 +23,17 @@ func newStore(tb testing.TB) (*stock.Store, *redis.Client, keyspace.Space) {
 	return stock.NewStore(rdb, keys), rdb, keys
 }
 
-// warm puts a sale into Redis as if MySQL held st.
+// warm puts a sale into Redis as if MySQL held st. A state that names no
+// prices gets 100 cents for every variant: MySQL always has one, and the
+// script takes no order without it.
 func warm(tb testing.TB, s *stock.Store, itemID int64, st stock.State) {
 	tb.Helper()
+	if st.Meta.VariantPrices == nil {
+		st.Meta.VariantPrices = make(map[int64]int64, len(st.Variants))
+		for id := range st.Variants {
+			st.Meta.VariantPrices[id] = 100
+		}
+	}
 	err := s.Warm(context.Background(), itemID, func(context.Context, []keyspace.Entry) (stock.State, error) { return st, nil })
 	if err != nil {
 		tb.Fatalf("warm: %v", err)
@@ -35,7 +43,7 @@ func warm(tb testing.TB, s *stock.Store, itemID int64, st stock.State) {
 func sale(stockN int64, limit int) stock.State {
 	// One variant, id 1, that purchases naming none buy.
 	return stock.State{Variants: map[int64]int64{1: stockN},
-		Meta: stock.Meta{StartsAt: t0, EndsAt: t0.Add(time.Hour), Limit: limit, Only: 1}}
+		Meta: stock.Meta{StartsAt: t0, EndsAt: t0.Add(time.Hour), Limit: limit, Only: 1, VariantPrices: map[int64]int64{1: 100}}}
 }
 
 func req(user string, qty int, at time.Time) stock.Request {

@@ -121,7 +121,10 @@ func (l *lane) finish(s sent) {
 
 // record writes the ended attempts in one round, and only then forgets
 // their seqs: forgotten first, a delivery just made would still be pending
-// and could be read and sent again.
+// and could be read and sent again. A round that fails to record is
+// forgotten all the same, and its rows still pending are sent again (at
+// least once, as after a crash): retrying it would count its attempts and
+// metrics twice for the part that did commit.
 func (l *lane) record(ctx context.Context) {
 	if len(l.finished) == 0 {
 		return
