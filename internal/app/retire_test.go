@@ -151,11 +151,11 @@ func TestRetireTwoHundredSales(t *testing.T) {
 	c.retire(t, ids)
 	// Redis gives memory back in its cron (dict shrinking, lazy frees), a
 	// little after the keys go: on a loaded machine, seconds after.
-	end := measure(t, rdb)
-	for settle := time.Now().Add(10 * time.Second); end.memory > begin.memory+begin.memory/20 && time.Now().Before(settle); {
-		time.Sleep(100 * time.Millisecond)
+	var end footprint
+	testenv.Eventually(10*time.Second, func() bool {
 		end = measure(t, rdb)
-	}
+		return end.memory <= begin.memory+begin.memory/20
+	})
 	after := look(t, c.s, ids, c.users)
 
 	if n := rdb.SCard(context.Background(), prefix+":items").Val(); n != 0 {
