@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/seckill/seckill/internal/config"
 	"github.com/seckill/seckill/internal/redisconn"
 	"github.com/seckill/seckill/internal/testenv"
@@ -20,12 +18,8 @@ import (
 func TestDrawEntryShowsOnlyReplicatedPurchase(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	primaryAddr := testenv.PrivateRedis(t, "--repl-diskless-sync-delay", "0")
+	primaryAddr, primary, replica := primaryWithReplica(t)
 	host, port, _ := strings.Cut(primaryAddr, ":")
-	replica := redis.NewClient(&redis.Options{Addr: testenv.PrivateRedis(t, "--replicaof", host, port)})
-	primary := redis.NewClient(&redis.Options{Addr: primaryAddr})
-	t.Cleanup(func() { replica.Close(); primary.Close() })
-	waitReplicas(t, primary, 1)
 
 	clk := newClock(t0)
 	s := start(t, clk, on(redisconn.Target{Addr: primaryAddr}), func(c *config.Config) {

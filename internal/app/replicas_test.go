@@ -22,12 +22,8 @@ import (
 func TestPurchaseWaitsForReplica(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	primaryAddr := testenv.PrivateRedis(t, "--repl-diskless-sync-delay", "0")
+	primaryAddr, primary, replica := primaryWithReplica(t)
 	host, port, _ := strings.Cut(primaryAddr, ":")
-	replica := redis.NewClient(&redis.Options{Addr: testenv.PrivateRedis(t, "--replicaof", host, port)})
-	primary := redis.NewClient(&redis.Options{Addr: primaryAddr})
-	t.Cleanup(func() { replica.Close(); primary.Close() })
-	waitReplicas(t, primary, 1)
 
 	clk := newClock(t0)
 	s := start(t, clk, on(redisconn.Target{Addr: primaryAddr}), func(c *config.Config) {
@@ -100,4 +96,17 @@ func TestReplicaMinimumAboveReplicasWarns(t *testing.T) {
 		!strings.Contains(got, `"fewest_replicas":0`) {
 		t.Fatalf("no warning at start:\n%s", got)
 	}
+}
+
+// primaryWithReplica starts a private Redis primary and a replica of it,
+// and returns once the primary counts the replica.
+func primaryWithReplica(t *testing.T) (primaryAddr string, primary, replica *redis.Client) {
+	t.Helper()
+	primaryAddr = testenv.PrivateRedis(t, "--repl-diskless-sync-delay", "0")
+	host, port, _ := strings.Cut(primaryAddr, ":")
+	replica = redis.NewClient(&redis.Options{Addr: testenv.PrivateRedis(t, "--replicaof", host, port)})
+	primary = redis.NewClient(&redis.Options{Addr: primaryAddr})
+	t.Cleanup(func() { replica.Close(); primary.Close() })
+	waitReplicas(t, primary, 1)
+	return primaryAddr, primary, replica
 }
