@@ -27,6 +27,7 @@ import (
 	"github.com/seckill/seckill/internal/draw"
 	"github.com/seckill/seckill/internal/httpapi"
 	"github.com/seckill/seckill/internal/keyspace"
+	"github.com/seckill/seckill/internal/metrics"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/orderfeed"
 	"github.com/seckill/seckill/internal/pow"
@@ -70,7 +71,7 @@ type App struct {
 	sales     *sale.Service
 	draws     *draw.Service
 	audit     *audit.Store
-	metrics   *httpapi.Metrics
+	metrics   *metrics.Set
 	hub       *dashboard.Hub
 	soldOut   *soldout.Marks
 	gate      *admission.Gate
@@ -139,7 +140,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	if err := a.syncer.WarmOpen(ctx); err != nil {
 		a.log.Warn("some sales could not be warmed; they warm on first purchase", "err", err)
 	}
-	a.metrics = httpapi.NewMetrics(a.streamLag)
+	a.metrics = metrics.New(a.streamLag)
 	a.metrics.FollowOutbox(a.webhooks.Stats)
 	a.rdb.AddHook(a.metrics.RedisHook(a.log))
 	a.syncer.OnDrift(a.metrics.DriftFound)
@@ -206,7 +207,8 @@ func (a *App) listen(now func() time.Time) error {
 		Draws: a.draws, Room: a.rooms, RoomEvents: a.roomWatch, Unpaid: a.unpaid, Events: a.hub, Audit: a.audit, Auditor: a.audit, OrderFeed: a.feed,
 		Webhooks:    a.webhooks,
 		Revocations: revoke.New(a.rdb, a.keys),
-		Limiter:     a.limiter, Gate: a.gate, SoldOut: a.soldOut, Metrics: a.metrics,
+		Limiter:     a.limiter, Gate: a.gate, SoldOut: a.soldOut,
+		Metrics: httpapi.Metrics{Requests: a.metrics, Pow: a.metrics, Page: a.metrics.Handler(a.cfg.OpsCache)},
 		// A proof's age and a network's rate are real time, whatever clock
 		// decides the sales.
 		PowPricer: pow.NewPricer(a.rdb, a.keys, pow.DefaultPolicy(a.cfg.PoWDifficulty), now),

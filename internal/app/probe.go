@@ -6,8 +6,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/seckill/seckill/internal/httpapi"
 	"github.com/seckill/seckill/internal/keyspace"
+	"github.com/seckill/seckill/internal/metrics"
 )
 
 // ready checks what /readyz reports: MySQL and Redis answer and Redis holds
@@ -39,12 +39,12 @@ func (a *App) ready(ctx context.Context) map[string]string {
 // the oldest. Persisted entries are deleted from their stream, so a stream's
 // first entry is its oldest order not yet in MySQL, and its id holds the
 // time Redis took it.
-func (a *App) streamLag() httpapi.Lag {
+func (a *App) streamLag() metrics.Lag {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	ids, err := a.stock.WarmItems(ctx)
 	if err != nil {
-		return httpapi.Lag{Pending: -1}
+		return metrics.Lag{Pending: -1}
 	}
 	lens := make([]*redis.IntCmd, len(ids))
 	firsts := make([]*redis.XMessageSliceCmd, len(ids))
@@ -55,7 +55,7 @@ func (a *App) streamLag() httpapi.Lag {
 		}
 		return nil
 	})
-	var lag httpapi.Lag
+	var lag metrics.Lag
 	now := time.Now()
 	for i := range ids {
 		lag.Pending += float64(lens[i].Val())

@@ -2,7 +2,8 @@
 // into batches, so that a thousand concurrent purchases cost a handful of
 // Redis round trips instead of a thousand. Nothing waits for a batch to fill:
 // a worker takes whatever is queued the moment it is free, so a lone call
-// runs at once and batches grow only while earlier ones are in flight.
+// runs at once and batches grow only while earlier ones are in flight. A
+// Memo does the same for reads: the callers within its ttl share one run.
 package coalesce
 
 import (

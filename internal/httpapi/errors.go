@@ -19,6 +19,7 @@ import (
 	"github.com/seckill/seckill/internal/draw"
 	"github.com/seckill/seckill/internal/drawkey"
 	"github.com/seckill/seckill/internal/order"
+	"github.com/seckill/seckill/internal/redisconn"
 	"github.com/seckill/seckill/internal/room"
 	"github.com/seckill/seckill/internal/sale"
 	"github.com/seckill/seckill/internal/stock"
@@ -257,7 +258,7 @@ func lookup(err error) *Error {
 			return row.ans
 		}
 	}
-	if scriptBusy(err) {
+	if redisconn.ScriptBusy(err) {
 		return errRedisBusy
 	}
 	if isUnavailable(err) {
@@ -280,7 +281,7 @@ func (r replier) fail(c *gin.Context, err error) {
 	ans := lookup(err)
 	// Deliberate answers (a busy sale shedding load) are not failures. A
 	// Redis stuck in a script refuses every request at once: the script
-	// hook counts and logs that once a second (Metrics.RedisHook).
+	// hook counts and logs that once a second (metrics.Set.RedisHook).
 	var deliberate *Error
 	if ans.Status >= 500 && !errors.As(err, &deliberate) && ans != errRedisBusy && ans != errReplication {
 		r.log.ErrorContext(c.Request.Context(), "request failed", "path", c.FullPath(),

@@ -20,7 +20,7 @@ import (
 func engine(t *testing.T, proxies ...string) *gin.Engine {
 	t.Helper()
 	return httpapi.New(httpapi.Deps{
-		Metrics: httpapi.NewMetrics(func() httpapi.Lag { return httpapi.Lag{} }), Web: web.FS, Now: time.Now,
+		Web: web.FS, Now: time.Now,
 		Tokens:   httpapi.NewTokens(strings.Repeat("s", 32), time.Hour, time.Now),
 		Settings: httpapi.Settings{AdminToken: "the-admin-token-0123456789", TrustedProxies: proxies},
 	})
@@ -123,7 +123,7 @@ func TestPanicIsLoggedWithItsRequest(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
 	r := httpapi.New(httpapi.Deps{
-		Metrics: httpapi.NewMetrics(func() httpapi.Lag { return httpapi.Lag{} }), Web: web.FS, Now: time.Now,
+		Web: web.FS, Now: time.Now,
 		Tokens:   httpapi.NewTokens(strings.Repeat("s", 32), time.Hour, time.Now),
 		Logger:   slog.New(slog.NewJSONHandler(&logs, nil)),
 		Settings: httpapi.Settings{AdminToken: "the-admin-token-0123456789"},

@@ -93,10 +93,9 @@ var ginParam = regexp.MustCompile(`[:*]([A-Za-z0-9_]+)`)
 func routerOperations(tb testing.TB) map[string]bool {
 	tb.Helper()
 	engine := httpapi.New(httpapi.Deps{
-		Metrics: httpapi.NewMetrics(func() httpapi.Lag { return httpapi.Lag{} }),
-		Tokens:  httpapi.NewTokens(strings.Repeat("x", 32), time.Hour, time.Now),
-		Web:     web.FS,
-		Now:     time.Now,
+		Tokens: httpapi.NewTokens(strings.Repeat("x", 32), time.Hour, time.Now),
+		Web:    web.FS,
+		Now:    time.Now,
 	})
 	routes := map[string]bool{}
 	for _, r := range engine.Routes() {

@@ -2,55 +2,17 @@ package httpapi
 
 import (
 	"context"
-	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/sync/singleflight"
+	"github.com/seckill/seckill/internal/coalesce"
 )
 
-// /readyz and /metrics need no sign-in, so a flood of them must not become
-// a flood of MySQL and Redis round trips (each gathering of the metrics reads
-// every warm sale's stream length). Settings.OpsCache is how long a
-// readiness verdict and a gathering are reused: within it every probe and
-// scrape gets the same answer, and only one check or gathering runs at a
-// time. A load balancer or Prometheus polling every few seconds still sees
-// fresh values.
-
-// memo runs an expensive look at most once per ttl, one at a time, however
-// many callers ask; they share its result.
-type memo[T any] struct {
-	run    func() (T, error)
-	ttl    time.Duration
-	flight singleflight.Group
-	mu     sync.Mutex
-	at     time.Time
-	last   T
-	err    error
-}
-
-func (m *memo[T]) get() (T, error) {
-	m.mu.Lock()
-	if !m.at.IsZero() && time.Since(m.at) < m.ttl {
-		defer m.mu.Unlock()
-		return m.last, m.err
-	}
-	m.mu.Unlock()
-	m.flight.Do("", func() (any, error) {
-		last, err := m.run()
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		m.at, m.last, m.err = time.Now(), last, err
-		return nil, nil
-	})
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.last, m.err
-}
-
-func newMemo[T any](ttl time.Duration, run func() (T, error)) *memo[T] {
-	return &memo[T]{run: run, ttl: ttl}
-}
+// /readyz needs no sign-in, so a flood of probes must not become a flood of
+// MySQL and Redis round trips. Settings.OpsCache is how long a readiness
+// verdict is reused: within it every probe gets the same answer, and only
+// one check runs at a time. A load balancer polling every few seconds still
+// sees a fresh verdict. (The /metrics page, Metrics.Page, caches its
+// gathering the same way.)
 
 // cachedReady wraps the readiness checks in a memo kept for ttl (0: none).
 // The check runs on a context of its own: the probe that happens to start
@@ -59,19 +21,9 @@ func cachedReady(ready func(ctx context.Context) map[string]string, ttl time.Dur
 	if ready == nil || ttl <= 0 {
 		return ready
 	}
-	m := newMemo(ttl, func() (map[string]string, error) { return ready(context.Background()), nil })
+	m := coalesce.NewMemo(ttl, func() (map[string]string, error) { return ready(context.Background()), nil })
 	return func(context.Context) map[string]string {
-		failed, _ := m.get()
+		failed, _ := m.Get()
 		return failed
 	}
-}
-
-// cachedGatherer is a registry's gathering in a memo kept for ttl (0: none).
-// The metric families are only read by the encoders, so scrapes may share
-// them.
-func cachedGatherer(g prometheus.Gatherer, ttl time.Duration) prometheus.Gatherer {
-	if ttl <= 0 {
-		return g
-	}
-	return prometheus.GathererFunc(newMemo(ttl, g.Gather).get)
 }

@@ -60,7 +60,7 @@ type proofs struct {
 	base    int
 	require bool
 	log     *slog.Logger
-	metrics *Metrics
+	metrics Metrics
 }
 
 func newProofs(d Deps, log *slog.Logger) *proofs {
@@ -115,7 +115,7 @@ func (g *guards) proofOfWork(c *gin.Context) {
 				p.log.WarnContext(ctx, "proof-of-work rate not counted", "err", err)
 			}
 		}
-	case !refusedProof(err):
+	case !pow.Refused(err):
 		g.fail(c, err) // the ledger out of reach: a 503
 	default:
 		g.refuseProof(c, id, user, net, err)
@@ -142,17 +142,6 @@ func (g *guards) refuseProof(c *gin.Context, id int64, user string, net pow.Netw
 	p.metrics.judged(why) // a refusal about a sale that exists: probes of made-up ids are 404s
 	d := p.price(ctx, user, net, pow.OutcomeOf(why))
 	g.fail(c, powRequired(why, p.issuer.Issue(user, net.Narrow, id, d), d))
-}
-
-// refusedProof says whether err is a proof refused, rather than the ledger
-// out of reach: one of powResults, which the metrics count by name.
-func refusedProof(err error) bool {
-	for _, r := range powResults {
-		if r.err != nil && errors.Is(err, r.err) {
-			return true
-		}
-	}
-	return false
 }
 
 // powRequired is the refusal of why, carrying challenge at difficulty d.

@@ -40,9 +40,9 @@ type Deps struct {
 	PowPricer   PowPricer          // pow.Pricer: the proof of work's difficulty; nil: Settings.PowDifficulty for everyone
 	PowLedger   PowLedger          // pow.Ledger: proofs spent; needed when Settings.RequireProofOfWork
 	SoldOut     *soldout.Marks     // nil: no local sold-out marks
-	Metrics     *Metrics
-	Reports     Reports    // report.Builder: post-sale reports from MySQL
-	Counters    *tally.Set // per-sale counts for the reports; nil: none
+	Metrics     Metrics            // metrics.Set: what the handlers count, and GET /metrics; zero: nothing counted
+	Reports     Reports            // report.Builder: post-sale reports from MySQL
+	Counters    *tally.Set         // per-sale counts for the reports; nil: none
 	Tokens      *Tokens
 	Web         fs.FS // the pages, and their files under static/
 	Logger      *slog.Logger
@@ -92,8 +92,9 @@ type Settings struct {
 	// BodyTimeout is how long a request's body may take to arrive; 0: no
 	// limit.
 	BodyTimeout time.Duration
-	// OpsCache is how long /readyz's verdict and /metrics' gathering are
-	// reused, so a flood of either costs the stores nothing; 0: none.
+	// OpsCache is how long /readyz's verdict is reused, so a flood of
+	// probes costs the stores nothing; 0: none. (Metrics.Page keeps the
+	// metrics' gathering as long: internal/app builds it so.)
 	OpsCache time.Duration
 	// StreamsPerIP caps the event streams one client holds open on this
 	// server; 0: no cap.
@@ -145,7 +146,7 @@ func New(d Deps) *gin.Engine {
 	ops := a.ops
 	r.GET("/healthz", ops.healthz)
 	r.GET("/readyz", ops.readyz)
-	r.GET("/metrics", gin.WrapH(d.Metrics.Handler(d.OpsCache)))
+	r.GET("/metrics", d.Metrics.page)
 	r.GET("/", ops.page("index.html"))
 	r.GET("/sale/:id", ops.page("sale.html"))
 	r.GET("/orders", ops.page("orders.html"))

@@ -1,4 +1,4 @@
-package httpapi_test
+package metrics_test
 
 import (
 	"context"
@@ -12,14 +12,14 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/seckill/seckill/internal/httpapi"
+	"github.com/seckill/seckill/internal/metrics"
 	"github.com/seckill/seckill/lua"
 )
 
 // Timing a script call costs the purchase path no allocation: one map read
 // and one histogram observation.
 func TestScriptHookTimesWithoutAllocating(t *testing.T) {
-	m := httpapi.NewMetrics(func() httpapi.Lag { return httpapi.Lag{} })
+	m := metrics.New(func() metrics.Lag { return metrics.Lag{} })
 	hook := m.RedisHook(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	sum := sha1.Sum([]byte(lua.Reserve))
 	ctx := context.Background()

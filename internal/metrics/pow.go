@@ -1,4 +1,4 @@
-package httpapi
+package metrics
 
 import (
 	"errors"
@@ -52,11 +52,9 @@ func (p powMetrics) register(reg *prometheus.Registry) {
 	}
 }
 
-// judged counts a proof the guard accepted (err nil) or refused.
-func (m *Metrics) judged(err error) {
-	if m == nil {
-		return
-	}
+// Judged counts a proof the guard accepted (err nil) or refused
+// (httpapi.PowMetrics).
+func (m *Set) Judged(err error) {
 	for _, r := range powResults {
 		if (err == nil && r.err == nil) || (r.err != nil && errors.Is(err, r.err)) {
 			m.pow.proofs.WithLabelValues(r.name).Inc()
@@ -65,9 +63,6 @@ func (m *Metrics) judged(err error) {
 	}
 }
 
-// asked counts a challenge handed out at difficulty d.
-func (m *Metrics) asked(d int) {
-	if m != nil {
-		m.pow.asked.Observe(float64(d))
-	}
-}
+// Asked counts a challenge handed out at difficulty bits
+// (httpapi.PowMetrics).
+func (m *Set) Asked(bits int) { m.pow.asked.Observe(float64(bits)) }

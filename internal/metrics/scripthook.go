@@ -1,16 +1,16 @@
-package httpapi
+package metrics
 
 import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
-	"errors"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/seckill/seckill/internal/redisconn"
 	"github.com/seckill/seckill/lua"
 )
 
@@ -70,7 +70,7 @@ func (h *scriptHook) failed(err error, o *scriptObs, sha bool) bool {
 	if err == nil {
 		return false
 	}
-	if scriptBusy(err) {
+	if redisconn.ScriptBusy(err) {
 		h.busy.Inc()
 		if h.onBusy != nil {
 			h.onBusy()
@@ -120,12 +120,4 @@ func (h *scriptHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 		}
 		return err
 	}
-}
-
-// scriptBusy reports Redis's answer while a script runs past its busy
-// limit (busy-reply-threshold, lua-time-limit before 7.0): every command but
-// SCRIPT KILL is refused until the script ends or is killed.
-func scriptBusy(err error) bool {
-	var rerr redis.Error
-	return errors.As(err, &rerr) && strings.HasPrefix(rerr.Error(), "BUSY ")
 }

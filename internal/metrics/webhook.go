@@ -1,4 +1,4 @@
-package httpapi
+package metrics
 
 import (
 	"context"
@@ -43,14 +43,14 @@ func (w webhookMetrics) register(reg *prometheus.Registry) {
 }
 
 // WebhookAttempt counts one delivery attempt and its time (webhook.Observer).
-func (m *Metrics) WebhookAttempt(result string, took time.Duration) {
+func (m *Set) WebhookAttempt(result string, took time.Duration) {
 	m.webhooks.attempts.WithLabelValues(result).Inc()
 	m.webhooks.took.Observe(took.Seconds())
 }
 
 // FollowOutbox exports the outbox's counts, read with stats at each
 // gathering (webhook.Store.Stats); call it once, before serving.
-func (m *Metrics) FollowOutbox(stats func(ctx context.Context) (webhook.Stats, error)) {
+func (m *Set) FollowOutbox(stats func(ctx context.Context) (webhook.Stats, error)) {
 	m.reg.MustRegister(outboxCollector{stats})
 }
 
@@ -80,8 +80,10 @@ func (o outboxCollector) Collect(ch chan<- prometheus.Metric) {
 	defer cancel()
 	pending, oldest, failed := -1.0, -1.0, -1.0
 	if st, err := o.read(ctx); err == nil {
-		pending, failed = float64(st.Pending), float64(st.Failed)
-		oldest = viewStats(st, time.Now()).OldestPendingSeconds
+		pending, failed, oldest = float64(st.Pending), float64(st.Failed), 0
+		if !st.OldestPending.IsZero() { // MySQL's clock may run ahead of this server's
+			oldest = max(0, time.Since(st.OldestPending).Seconds())
+		}
 	}
 	ch <- prometheus.MustNewConstMetric(outboxPendingDesc, prometheus.GaugeValue, pending)
 	ch <- prometheus.MustNewConstMetric(outboxOldestDesc, prometheus.GaugeValue, oldest)

@@ -1,4 +1,4 @@
-package httpapi
+package metrics
 
 import (
 	"log/slog"
@@ -61,7 +61,7 @@ func (o opsMetrics) register(reg *prometheus.Registry) {
 
 // DependencyUp records whether the last check reached a store ("redis" or
 // "mysql").
-func (m *Metrics) DependencyUp(dependency string, up bool) {
+func (m *Set) DependencyUp(dependency string, up bool) {
 	v := 0.0
 	if up {
 		v = 1
@@ -70,15 +70,15 @@ func (m *Metrics) DependencyUp(dependency string, up bool) {
 }
 
 // DriftFound counts a sale a repairing reconciliation found drifted.
-func (m *Metrics) DriftFound() { m.ops.drift.Inc() }
+func (m *Set) DriftFound() { m.ops.drift.Inc() }
 
 // Failed counts a persister's failure at stage (order.Observer).
-func (m *Metrics) Failed(stage string) { m.ops.persistErrs.WithLabelValues(stage).Inc() }
+func (m *Set) Failed(stage string) { m.ops.persistErrs.WithLabelValues(stage).Inc() }
 
 // RedisHook returns the go-redis hook that times the Lua scripts and counts
 // their NOSCRIPT reloads and Redis's BUSY answers; add it to the server's
 // client. The BUSY answers are logged at most once a second.
-func (m *Metrics) RedisHook(log *slog.Logger) redis.Hook {
+func (m *Set) RedisHook(log *slog.Logger) redis.Hook {
 	h := newScriptHook(m.ops.scriptDur, m.ops.scriptReloads, m.ops.busy)
 	var last atomic.Int64
 	h.onBusy = func() {
