@@ -20,7 +20,7 @@ import (
 const ProofOfWorkHeader = "X-Proof-Of-Work"
 
 // powKind derives the challenges' key from the JWT secret, as the token
-// kinds do (purchasetoken.go): no token verifies as a challenge.
+// kinds do (internal/token): no token verifies as a challenge.
 const powKind = "seckill proof of work"
 
 // powTTL is how long a challenge may be solved and spent. A browser solves
@@ -64,7 +64,7 @@ type proofs struct {
 }
 
 func newProofs(d Deps, log *slog.Logger) *proofs {
-	return &proofs{issuer: NewPowIssuer(string(d.Tokens.secret), time.Now), pricer: d.PowPricer, ledger: d.PowLedger,
+	return &proofs{issuer: NewPowIssuer(d.JWTSecret, time.Now), pricer: d.PowPricer, ledger: d.PowLedger,
 		sales: d.Catalog, base: d.PowDifficulty, require: d.RequireProofOfWork, log: log, metrics: d.Metrics}
 }
 

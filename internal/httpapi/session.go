@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/seckill/seckill/internal/token"
 )
 
 // sessionAPI signs shoppers (demo login) and admins (the dashboard) in and
@@ -11,7 +13,7 @@ import (
 type sessionAPI struct {
 	replier
 	guards    *guards // the admin token and sessions
-	tokens    *Tokens
+	tokens    *token.Session
 	demoLogin bool
 	cookies   cookieRules
 }
@@ -38,18 +40,18 @@ func (a sessionAPI) login(c *gin.Context) {
 		a.fail(c, err)
 		return
 	}
-	if req.UserID == nil || !userIDPattern.MatchString(*req.UserID) {
+	if req.UserID == nil || !token.ValidUser(*req.UserID) {
 		a.fail(c, invalid("user_id", "user_id must be 1-64 characters of A-Z a-z 0-9 _ . @ -"))
 		return
 	}
-	token, exp, err := a.tokens.Issue(*req.UserID)
+	tok, exp, err := a.tokens.Issue(*req.UserID)
 	if err != nil {
 		a.fail(c, err)
 		return
 	}
 	c.SetSameSite(http.SameSiteLaxMode)
-	c.SetCookie(SessionCookie, token, int(a.tokens.ttl.Seconds()), "/", "", a.cookies.secureFor(c), true)
-	c.JSON(http.StatusOK, gin.H{"token": token, "user_id": *req.UserID, "expires_at": exp.UTC()})
+	c.SetCookie(SessionCookie, tok, int(a.tokens.TTL().Seconds()), "/", "", a.cookies.secureFor(c), true)
+	c.JSON(http.StatusOK, gin.H{"token": tok, "user_id": *req.UserID, "expires_at": exp.UTC()})
 }
 
 // whoami tells the pages who is signed in (the cookie is HttpOnly, so

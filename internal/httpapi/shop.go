@@ -13,6 +13,7 @@ import (
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/soldout"
 	"github.com/seckill/seckill/internal/stock"
+	"github.com/seckill/seckill/internal/token"
 )
 
 // IdempotencyKeys says whether a shopper's Idempotency-Key has reserved in
@@ -39,7 +40,7 @@ type shopAPI struct {
 	gate       *admission.Gate // nil: every purchase reaches Redis
 	soldOut    *soldout.Marks  // nil: no local sold-out marks
 	paused     *pausedSales    // sales Redis just said are paused
-	tokens     purchaseTokens
+	tokens     token.Purchase
 	newOrderID func() string
 }
 
@@ -116,7 +117,7 @@ func (s shopAPI) purchaseToken(c *gin.Context) {
 		s.fail(c, stock.ErrNotStarted)
 		return
 	}
-	tok, exp := s.tokens.issue(userOf(c), it.ID, now)
+	tok, exp := s.tokens.Issue(userOf(c), it.ID, now)
 	c.JSON(http.StatusOK, gin.H{"token": tok, "expires_at": exp.UTC()})
 }
 
