@@ -18,7 +18,6 @@ import (
 	"golang.org/x/sync/errgroup"
 	"gorm.io/gorm"
 
-	"github.com/seckill/seckill/internal/admission"
 	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/config"
@@ -38,7 +37,6 @@ import (
 	"github.com/seckill/seckill/internal/revoke"
 	"github.com/seckill/seckill/internal/room"
 	"github.com/seckill/seckill/internal/sale"
-	"github.com/seckill/seckill/internal/soldout"
 	"github.com/seckill/seckill/internal/stock"
 	"github.com/seckill/seckill/internal/sync/lock"
 	"github.com/seckill/seckill/internal/sync/stocksync"
@@ -152,8 +150,8 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.stock.SetLimits(stock.Limits{ShopperEvery: cfg.RateShopper.Every(), ShopperBurst: cfg.RateShopper.Burst,
 		ClientEvery: cfg.RateIP.Every(), ClientBurst: cfg.RateIP.Burst})
 	a.limiter.OnBatch(a.metrics.Batch("ratelimit"))
-	a.front = front.New(a.sales, a.stock, admission.New(cfg.AdmitMultiple, cfg.AdmitFloor, time.Second, now),
-		soldout.New(cfg.SoldOutTTL, now))
+	a.front = front.New(a.sales, a.stock, front.NewGate(cfg.AdmitMultiple, cfg.AdmitFloor, time.Second, now),
+		front.NewMarks(cfg.SoldOutTTL, now))
 	// Stock that comes back, here or (announced over pub/sub) on another
 	// server, lifts what holds shoppers back from the sale.
 	a.stock.OnReturn(a.front.Returned)
@@ -278,7 +276,7 @@ func (a *App) Run(ctx context.Context) error {
 	g.Go(func() error { return a.feed.Run(workers) })
 	// Stops after HTTP, so its last flush has every purchase counted.
 	g.Go(func() error { return a.counters.Run(workers, countersFlushEvery) })
-	g.Go(func() error { return soldout.Listen(workers, a.rdb, a.keys.ReturnsChannel(), a.front.Returned, a.log) })
+	g.Go(func() error { return a.front.Listen(workers, a.rdb, a.keys.ReturnsChannel(), a.log) })
 	jobs := a.locks.NewJobs(a.log)
 	jobs.OnRun = a.metrics.JobRan
 	g.Go(func() error { return jobs.Run(workers, a.jobs()...) })

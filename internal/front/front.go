@@ -1,10 +1,11 @@
 // Package front is the purchase's front door: every decision taken before
 // Redis is asked to reserve. A storm of shoppers for a few units costs a
 // Redis round trip each unless something answers first, and three things
-// may: this server's sold-out marks (internal/soldout), its paused marks,
-// and the admission gate that sheds a stampede on a variant's last units
-// (internal/admission). They decide from what Redis answered before, so the
-// same type that asks them also tells them each answer.
+// may, all per server process: the sold-out marks (marks.go, lifted over
+// pub/sub when stock returns: listen.go), the paused marks (paused.go), and
+// the admission gate that sheds a stampede on a variant's last units
+// (gate.go). They decide from what Redis answered before, so the one type
+// that asks them (verdict.go) also tells them each answer.
 //
 // The purchase handler calls Front.Reserve once; a reader follows the
 // purchase from the handler to here to sale.Service and no further back.
@@ -14,9 +15,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/seckill/seckill/internal/admission"
 	"github.com/seckill/seckill/internal/keyspace"
-	"github.com/seckill/seckill/internal/soldout"
 	"github.com/seckill/seckill/internal/stock"
 )
 
@@ -41,13 +40,13 @@ type Keys interface {
 type Front struct {
 	sales  Sales
 	keys   Keys
-	gate   *admission.Gate // nil: every purchase reaches Redis
-	marks  *soldout.Marks  // nil: no local sold-out marks
-	paused *pausedSales    // sales Redis just said are paused
+	gate   *Gate        // nil: every purchase reaches Redis
+	marks  *Marks       // nil: no local sold-out marks
+	paused *pausedSales // sales Redis just said are paused
 }
 
 // New returns the front door of sales; a nil gate or marks is none.
-func New(sales Sales, keys Keys, gate *admission.Gate, marks *soldout.Marks) *Front {
+func New(sales Sales, keys Keys, gate *Gate, marks *Marks) *Front {
 	return &Front{sales: sales, keys: keys, gate: gate, marks: marks, paused: newPausedSales()}
 }
 

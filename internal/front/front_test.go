@@ -7,10 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seckill/seckill/internal/admission"
 	"github.com/seckill/seckill/internal/front"
 	"github.com/seckill/seckill/internal/keyspace"
-	"github.com/seckill/seckill/internal/soldout"
 	"github.com/seckill/seckill/internal/stock"
 	"github.com/seckill/seckill/internal/testenv"
 )
@@ -85,7 +83,7 @@ func TestPassesThroughToSales(t *testing.T) {
 func TestSoldOutMarkShortCircuits(t *testing.T) {
 	t.Parallel()
 	sales := newSale(t, 1)
-	f := front.New(sales, sales, nil, soldout.New(time.Minute, clock))
+	f := front.New(sales, sales, nil, front.NewMarks(time.Minute, clock))
 	key := req("a", 1)
 	key.IdempotencyKey = "k-a"
 	reserve(t, f, key, nil)
@@ -150,7 +148,7 @@ func TestGateShedsAsBusy(t *testing.T) {
 	sales := newSale(t, 2)
 	// At most 1 × the stock left of shoppers without a unit per window,
 	// and no floor; the clock stands still, so the window never ends.
-	f := front.New(sales, sales, admission.New(1, 0, time.Minute, clock), nil)
+	f := front.New(sales, sales, front.NewGate(1, 0, time.Minute, clock), nil)
 	reserve(t, f, req("a", 0), nil) // the gate now knows 1 unit is left
 	// a again: admitted, and told they have bought, so a waits without a
 	// unit and fills the window's room for the one unit left.
