@@ -10,7 +10,6 @@ import (
 
 	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/ratelimit"
-	"github.com/seckill/seckill/internal/soldout"
 	"github.com/seckill/seckill/internal/token"
 )
 
@@ -37,7 +36,7 @@ type guards struct {
 	purchaseTok  token.Purchase
 	admissionTok token.Purchase
 	requireToken bool
-	soldOut      *soldout.Marks
+	front        Front    // its sold-out marks; nil: none
 	reserved     *saleSet // sales whose purchases the reserve script rate-limits
 	proofs       *proofs
 	now          func() time.Time
@@ -47,7 +46,7 @@ func newGuards(rep replier, d Deps, purchaseTok, admissionTok token.Purchase, re
 	return &guards{replier: rep, tokens: token.NewSession(d.JWTSecret, d.SessionTTL, orNow(d.Now)), secret: []byte(d.JWTSecret),
 		adminDigest: sha256.Sum256([]byte(d.AdminToken)), adminSess: token.NewAdmin(d.JWTSecret, d.AdminToken, d.Now, d.Revocations),
 		limiter: d.Limiter, rates: d.Rates, purchaseTok: purchaseTok, admissionTok: admissionTok,
-		requireToken: d.RequirePurchaseToken, soldOut: d.SoldOut, reserved: reserved, proofs: proofs, now: d.Now}
+		requireToken: d.RequirePurchaseToken, front: d.Front, reserved: reserved, proofs: proofs, now: d.Now}
 }
 
 // shopper requires a valid token from the Authorization header or, failing
