@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill/seckill/internal/draw"
+	"github.com/seckill/seckill/internal/token"
 )
 
 // Draws are the draw sales' entries and published draws (draw.Service).
@@ -20,7 +21,7 @@ type Draws interface {
 type drawAPI struct {
 	replier
 	draws  Draws
-	tokens purchaseTokens
+	tokens token.Purchase
 }
 
 type entryJSON struct {
@@ -101,7 +102,7 @@ func (a drawAPI) entry(c *gin.Context, itemID int64, e draw.Entry) entryJSON {
 		out.Result = &e.Result
 	}
 	if e.Deadline != nil {
-		tok := a.tokens.issueUntil(userOf(c), itemID, *e.Deadline)
+		tok := a.tokens.IssueUntil(userOf(c), itemID, *e.Deadline)
 		out.PurchaseToken = &tok
 	}
 	return out

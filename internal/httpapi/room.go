@@ -10,6 +10,7 @@ import (
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/room"
 	"github.com/seckill/seckill/internal/tally"
+	"github.com/seckill/seckill/internal/token"
 )
 
 // Room is the waiting room the handlers need (room.Store).
@@ -38,7 +39,7 @@ type roomAPI struct {
 	warmer     Warmer
 	sse        sseStreams
 	window     time.Duration // how long an admitted shopper has to buy
-	admissions purchaseTokens
+	admissions token.Purchase
 	counters   *tally.Set // the room's totals for the post-sale report
 
 	unpaid UnpaidUnits // what can still come back to a sold-out room; nil: never known
@@ -156,10 +157,10 @@ func (a roomAPI) present(it catalog.Item, st room.Standing, user string, now tim
 	case st.Paused && st.Joined:
 		out.State = roomPaused
 	case st.IsAdmitted():
-		admitted, exp := st.AdmittedAt.UTC(), st.AdmittedAt.Add(a.admissions.ttl).UTC()
+		admitted, exp := st.AdmittedAt.UTC(), st.AdmittedAt.Add(a.admissions.TTL()).UTC()
 		out.AdmittedAt, out.State = &admitted, roomExpired
 		if now.Before(exp) {
-			out.State, out.Token, out.TokenExpiresAt = roomAdmitted, a.admissions.issueUntil(user, it.ID, exp), &exp
+			out.State, out.Token, out.TokenExpiresAt = roomAdmitted, a.admissions.IssueUntil(user, it.ID, exp), &exp
 		}
 	case st.SoldOut():
 		out.State = roomSoldOut
