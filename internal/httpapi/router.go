@@ -243,7 +243,7 @@ func newAreas(d Deps) areas {
 	ttl := cmp.Or(d.PurchaseTokenTTL, 2*time.Minute)
 	secret := string(d.Tokens.secret)
 	purchaseTok, admissionTok := newPurchaseTokens(secret, purchaseKind, ttl), newPurchaseTokens(secret, admissionKind, ttl)
-	sales := saleView{replier: rep, catalog: d.Catalog, stock: d.Stock, now: d.Now}
+	sales := newSaleView(rep, d.Catalog, d.Stock, d.Now)
 	snaps := newSnapshots(sales)
 	sse := sseStreams{stopping: d.Stopping}
 	cookies := cookieRules{secure: d.SecureCookies}
