@@ -12,6 +12,7 @@ import (
 
 	"github.com/seckill/seckill/internal/admission"
 	"github.com/seckill/seckill/internal/audit"
+	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/ratelimit"
 	"github.com/seckill/seckill/internal/soldout"
 	"github.com/seckill/seckill/internal/tally"
@@ -256,7 +257,7 @@ func newAreas(d Deps) areas {
 		sessions: sessionAPI{replier: rep, guards: g, tokens: d.Tokens, demoLogin: d.DemoLogin, cookies: cookies},
 		shop: shopAPI{saleView: sales, snaps: snaps, reserved: reserved, sales: d.Sales, orders: d.Orders, keys: d.Stock, gate: d.Gate, soldOut: d.SoldOut, paused: newPausedSales(), tokens: purchaseTok,
 			newOrderID: d.NewOrderID},
-		orders: orderAPI{replier: rep, catalog: d.Catalog, orders: d.Orders, pending: d.Stock, life: d.Sales,
+		orders: orderAPI{replier: rep, lookup: order.NewLookup(d.Orders, d.Stock, d.Catalog), life: d.Sales,
 			feed: d.OrderFeed, sse: sse, demoPay: d.DemoPayments},
 		payments: paymentAPI{replier: rep, payments: d.Sales, queue: d.Stock, secret: []byte(d.PaymentSecret), wall: orNow(d.Wall)},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
