@@ -11,7 +11,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill/seckill/internal/admission"
-	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/ratelimit"
 	"github.com/seckill/seckill/internal/soldout"
@@ -32,8 +31,7 @@ type Deps struct {
 	Unpaid      UnpaidUnits        // room.UnpaidUnits: what can still come back to a sold-out room; nil: never known
 	Events      Events             // dashboard.Hub: the admin dashboard's live snapshots
 	Audit       AuditLog           // audit.Store: the admin actions recorded
-	Auditor     audit.Recorder     // audit.Store: records the admin changes no service owns (webhook re-sends)
-	Webhooks    WebhookOutbox      // webhook.Store: the events on their way to the shop's systems
+	Webhooks    WebhookAdmin       // webhook.Admin: the events on their way to the shop's systems
 	OrderFeed   OrderFeed          // orderfeed.Feed: wakes the streams following an order; nil: they look every few seconds
 	Revocations Revocations        // revoke.Store: admin sessions signed out
 	Limiter     *ratelimit.Limiter // nil: no rate limits
@@ -100,12 +98,6 @@ type Settings struct {
 	// StreamsPerIP caps the event streams one client holds open on this
 	// server; 0: no cap.
 	StreamsPerIP int
-	// WebhookEndpoints are where events go (none: no events are written);
-	// the dashboard shows them, passwords redacted.
-	WebhookEndpoints []string
-	// WebhookGiveUp is how long a re-sent delivery is retried again;
-	// webhook.DefaultGiveUp when 0.
-	WebhookGiveUp time.Duration
 	// DemoPayments lets shoppers pay with a button (no money moves); off,
 	// only the payment provider's callback pays.
 	DemoPayments bool
@@ -265,7 +257,7 @@ func newAreas(d Deps) areas {
 		draws:      drawAPI{replier: rep, draws: d.Draws, tokens: purchaseTok},
 		challenges: challengeAPI{saleView: sales, proofs: proofs},
 		report:     reportAPI{saleView: sales, reports: d.Reports, orders: d.Orders},
-		webhooks:   newWebhookAPI(rep, d),
+		webhooks:   webhookAPI{replier: rep, admin: d.Webhooks},
 		admin: adminAPI{saleView: sales, sales: d.Sales, retirer: d.Sales, orders: d.Sales, sync: d.Syncer, dashboard: d.Events,
 			audit: d.Audit, sessions: g.adminSess, sse: sse},
 	}
