@@ -16,6 +16,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/database"
 	"github.com/seckill/seckill/internal/draw"
 	"github.com/seckill/seckill/internal/drawkey"
 	"github.com/seckill/seckill/internal/order"
@@ -261,7 +262,8 @@ func lookup(err error) *Error {
 	if redisconn.ScriptBusy(err) {
 		return errRedisBusy
 	}
-	if isUnavailable(err) {
+	// A store that cannot be reached is 503: a shopper should retry.
+	if redisconn.Unavailable(err) || database.Unavailable(err) {
 		return errUnavailable
 	}
 	return errInternal
