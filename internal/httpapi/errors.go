@@ -231,6 +231,7 @@ var errorTable = []struct {
 	{drawkey.ErrNoKey, errDrawKeyMissing},
 	{stock.ErrReplicationTimeout, errReplication},
 	{stock.ErrQueueTooLong, errPaymentPending},
+	{sale.ErrPaymentPending, errPaymentPending},
 }
 
 // lookup finds the answer to err: its own if it is one, its row of the
@@ -283,9 +284,11 @@ func (r replier) fail(c *gin.Context, err error) {
 	ans := lookup(err)
 	// Deliberate answers (a busy sale shedding load) are not failures. A
 	// Redis stuck in a script refuses every request at once: the script
-	// hook counts and logs that once a second (metrics.Set.RedisHook).
+	// hook counts and logs that once a second (metrics.Set.RedisHook). A
+	// paid order still being saved is the provider's to retry.
 	var deliberate *Error
-	if ans.Status >= 500 && !errors.As(err, &deliberate) && ans != errRedisBusy && ans != errReplication {
+	if ans.Status >= 500 && !errors.As(err, &deliberate) && ans != errRedisBusy && ans != errReplication &&
+		!errors.Is(err, sale.ErrPaymentPending) {
 		r.log.ErrorContext(c.Request.Context(), "request failed", "path", c.FullPath(),
 			"request_id", c.Writer.Header().Get("X-Request-Id"), "err", err)
 	}

@@ -59,7 +59,6 @@ type StockReader interface {
 	StockLevels
 	PendingOrders
 	IdempotencyKeys
-	OrderQueue
 }
 
 // SaleService is the life of sales and orders (sale.Service).
@@ -251,7 +250,7 @@ func newAreas(d Deps) areas {
 			newOrderID: d.NewOrderID},
 		orders: orderAPI{replier: rep, lookup: order.NewLookup(d.Orders, d.Stock, d.Catalog), life: d.Sales,
 			feed: d.OrderFeed, sse: sse, demoPay: d.DemoPayments},
-		payments: paymentAPI{replier: rep, payments: d.Sales, queue: d.Stock, secret: []byte(d.PaymentSecret), wall: orNow(d.Wall)},
+		payments: paymentAPI{replier: rep, payments: d.Sales, secret: []byte(d.PaymentSecret), wall: orNow(d.Wall)},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
 			window: purchaseTok.ttl, admissions: admissionTok, counters: d.Counters, unpaid: d.Unpaid},
 		draws:      drawAPI{replier: rep, draws: d.Draws, tokens: purchaseTok},
