@@ -19,6 +19,7 @@ import (
 	"github.com/seckill/seckill/internal/database"
 	"github.com/seckill/seckill/internal/draw"
 	"github.com/seckill/seckill/internal/drawkey"
+	"github.com/seckill/seckill/internal/front"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/redisconn"
 	"github.com/seckill/seckill/internal/room"
@@ -224,6 +225,7 @@ var errorTable = []struct {
 	{room.ErrNotWarmed, errWarming},
 	{stock.ErrOverLimit, errOverLimit},
 	{stock.ErrSoldOut, errSoldOut},
+	{front.ErrBusy, errBusy},
 	{stock.ErrIdempotencyConflict, errIdempotencyReused},
 	{stock.ErrBusy, errRewarming},
 	{stock.ErrRateLimited, errRateLimited},
@@ -287,7 +289,7 @@ func (r replier) fail(c *gin.Context, err error) {
 	// hook counts and logs that once a second (metrics.Set.RedisHook). A
 	// paid order still being saved is the provider's to retry.
 	var deliberate *Error
-	if ans.Status >= 500 && !errors.As(err, &deliberate) && ans != errRedisBusy && ans != errReplication &&
+	if ans.Status >= 500 && !errors.As(err, &deliberate) && ans != errRedisBusy && ans != errReplication && ans != errBusy &&
 		!errors.Is(err, sale.ErrPaymentPending) {
 		r.log.ErrorContext(c.Request.Context(), "request failed", "path", c.FullPath(),
 			"request_id", c.Writer.Header().Get("X-Request-Id"), "err", err)
