@@ -204,8 +204,8 @@ func (a *App) listen(now func() time.Time) error {
 	stopping := make(chan struct{})
 	engine := httpapi.New(httpapi.Deps{
 		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Sales: a.sales, Syncer: a.syncer,
-		Draws: a.draws, Room: a.rooms, RoomEvents: a.roomWatch, Unpaid: a.unpaid, Events: a.hub, Audit: a.audit, Auditor: a.audit, OrderFeed: a.feed,
-		Webhooks:    a.webhooks,
+		Draws: a.draws, Room: a.rooms, RoomEvents: a.roomWatch, Unpaid: a.unpaid, Events: a.hub, Audit: a.audit, OrderFeed: a.feed,
+		Webhooks:    webhook.NewAdmin(a.webhooks, a.audit, a.log, a.cfg.WebhookURLs, a.cfg.WebhookGiveUp, time.Now),
 		Revocations: revoke.New(a.rdb, a.keys),
 		Limiter:     a.limiter, Front: a.front,
 		Metrics: httpapi.Metrics{Requests: a.metrics, Pow: a.metrics, Page: a.metrics.Handler(a.cfg.OpsCache)},
@@ -225,7 +225,6 @@ func (a *App) listen(now func() time.Time) error {
 			RequirePurchaseToken: a.cfg.PurchaseTokens, PurchaseTokenTTL: a.cfg.PurchaseTTL,
 			SecureCookies: a.cfg.SecureCookies, StreamsPerIP: a.cfg.StreamsPerIP,
 			BodyTimeout: cmp.Or(a.cfg.BodyTimeout, 10*time.Second), OpsCache: a.cfg.OpsCache,
-			WebhookEndpoints: a.cfg.WebhookURLs, WebhookGiveUp: a.cfg.WebhookGiveUp,
 			DemoPayments: a.cfg.DemoPayments, PaymentSecret: a.cfg.PaymentSecret,
 			RequireProofOfWork: a.cfg.PoW, PowDifficulty: a.cfg.PoWDifficulty,
 		},

@@ -10,7 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/seckill/seckill/internal/audit"
+	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/ratelimit"
 	"github.com/seckill/seckill/internal/tally"
 	"github.com/seckill/seckill/internal/token"
@@ -30,8 +30,7 @@ type Deps struct {
 	Unpaid      UnpaidUnits        // room.UnpaidUnits: what can still come back to a sold-out room; nil: never known
 	Events      Events             // dashboard.Hub: the admin dashboard's live snapshots
 	Audit       AuditLog           // audit.Store: the admin actions recorded
-	Auditor     audit.Recorder     // audit.Store: records the admin changes no service owns (webhook re-sends)
-	Webhooks    WebhookOutbox      // webhook.Store: the events on their way to the shop's systems
+	Webhooks    WebhookAdmin       // webhook.Admin: the events on their way to the shop's systems
 	OrderFeed   OrderFeed          // orderfeed.Feed: wakes the streams following an order; nil: they look every few seconds
 	Revocations token.Revocations  // revoke.Store: admin sessions signed out
 	Limiter     *ratelimit.Limiter // nil: no rate limits
@@ -56,7 +55,6 @@ type Deps struct {
 type StockReader interface {
 	StockLevels
 	PendingOrders
-	OrderQueue
 }
 
 // SaleService is the life of sales and orders (sale.Service).
@@ -98,12 +96,6 @@ type Settings struct {
 	// StreamsPerIP caps the event streams one client holds open on this
 	// server; 0: no cap.
 	StreamsPerIP int
-	// WebhookEndpoints are where events go (none: no events are written);
-	// the dashboard shows them, passwords redacted.
-	WebhookEndpoints []string
-	// WebhookGiveUp is how long a re-sent delivery is retried again;
-	// webhook.DefaultGiveUp when 0.
-	WebhookGiveUp time.Duration
 	// DemoPayments lets shoppers pay with a button (no money moves); off,
 	// only the payment provider's callback pays.
 	DemoPayments bool
@@ -241,7 +233,7 @@ func newAreas(d Deps) areas {
 	rep := replier{log: log}
 	ttl := cmp.Or(d.PurchaseTokenTTL, 2*time.Minute)
 	purchaseTok, admissionTok := token.NewPurchase(d.JWTSecret, ttl), token.NewAdmission(d.JWTSecret, ttl)
-	sales := saleView{replier: rep, catalog: d.Catalog, stock: d.Stock, now: d.Now}
+	sales := newSaleView(rep, d.Catalog, d.Stock, d.Now)
 	snaps := newSnapshots(sales)
 	sse := sseStreams{stopping: d.Stopping}
 	cookies := cookieRules{secure: d.SecureCookies}
@@ -254,15 +246,15 @@ func newAreas(d Deps) areas {
 		sessions: sessionAPI{replier: rep, guards: g, tokens: g.tokens, demoLogin: d.DemoLogin, cookies: cookies},
 		shop: shopAPI{saleView: sales, snaps: snaps, reserved: reserved, front: d.Front, orders: d.Orders, tokens: purchaseTok,
 			newOrderID: d.NewOrderID},
-		orders: orderAPI{replier: rep, catalog: d.Catalog, orders: d.Orders, pending: d.Stock, life: d.Sales,
+		orders: orderAPI{replier: rep, lookup: order.NewLookup(d.Orders, d.Stock, d.Catalog), life: d.Sales,
 			feed: d.OrderFeed, sse: sse, demoPay: d.DemoPayments},
-		payments: paymentAPI{replier: rep, payments: d.Sales, queue: d.Stock, secret: []byte(d.PaymentSecret), wall: orNow(d.Wall)},
+		payments: paymentAPI{replier: rep, payments: d.Sales, secret: []byte(d.PaymentSecret), wall: orNow(d.Wall)},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
 			window: purchaseTok.TTL(), admissions: admissionTok, counters: d.Counters, unpaid: d.Unpaid},
 		draws:      drawAPI{replier: rep, draws: d.Draws, tokens: purchaseTok},
 		challenges: challengeAPI{saleView: sales, proofs: proofs},
 		report:     reportAPI{saleView: sales, reports: d.Reports, orders: d.Orders},
-		webhooks:   newWebhookAPI(rep, d),
+		webhooks:   webhookAPI{replier: rep, admin: d.Webhooks},
 		admin: adminAPI{saleView: sales, sales: d.Sales, retirer: d.Sales, orders: d.Sales, sync: d.Syncer, dashboard: d.Events,
 			audit: d.Audit, sessions: g.adminSess, sse: sse},
 	}
