@@ -14,7 +14,6 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/seckill/seckill/internal/catalog"
-	"github.com/seckill/seckill/internal/keyspace"
 )
 
 // entryRow is a row of draw_entries.
@@ -76,7 +75,7 @@ type Entry struct {
 func (s *Service) Enter(ctx context.Context, itemID int64, user string, variantID int64, secret []byte) (Entry, error) {
 	var out Entry
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		it, err := catalog.NewStore(tx).GetShared(ctx, itemID)
+		it, err := s.stores.Catalog.WithTx(tx).GetShared(ctx, itemID)
 		if err != nil {
 			return err
 		}
@@ -227,8 +226,7 @@ func (s *Service) Look(ctx context.Context, itemID int64, user string) (Entry, e
 func (s *Service) won(ctx context.Context, it catalog.Item, row entryRow, e Entry, now time.Time) Entry {
 	stored := *row.OfferState
 	e.Result, e.Position, e.OfferState = ResultWon, row.Place, stored
-	k := s.keys.Item(it.ID)
-	if live, err := s.rdb.HGet(ctx, k.DrawOffers(), row.UserID).Result(); err == nil {
+	if live, ok, err := s.stores.Stock.OfferOf(ctx, it.ID, row.UserID); err == nil && ok {
 		e.OfferState = stateOf(live)
 	}
 	vouched := e.OfferState != offerBought || s.acknowledged(ctx, it.ID)
@@ -242,8 +240,9 @@ func (s *Service) won(ctx context.Context, it catalog.Item, row entryRow, e Entr
 		e.OfferState = offerExpired // the job has not marked it yet
 	}
 	if e.OfferState == offerBought && vouched {
-		if v, err := s.rdb.HGet(ctx, k.Buyers(), row.UserID).Result(); err == nil {
-			if b, err := keyspace.ParseBuyer(v); err == nil {
+		// Unreadable, the order is left out: the entry shows without it.
+		if bs, err := s.stores.Stock.BuyerOf(ctx, []int64{it.ID}, row.UserID); err == nil {
+			if b, ok := bs[it.ID]; ok {
 				e.OrderID = &b.OrderID
 			}
 		}
@@ -287,13 +286,13 @@ func (s *Service) standing(ctx context.Context, it catalog.Item, variantID int64
 	if ok && now.Sub(st.at) < time.Second && !now.Before(st.at) {
 		return st, nil
 	}
-	var read struct {
-		Reached *int
-		Paid    int
+	var read struct{ Reached *int }
+	err := s.db.WithContext(ctx).Raw("SELECT MAX(place) AS reached FROM draw_entries WHERE item_id = ? AND variant_id = ? AND offer_state IS NOT NULL",
+		it.ID, variantID).Scan(&read).Error
+	if err != nil {
+		return standingRead{}, err
 	}
-	err := s.db.WithContext(ctx).Raw("SELECT (SELECT MAX(place) FROM draw_entries WHERE item_id = ? AND variant_id = ? AND offer_state IS NOT NULL) AS reached, "+
-		"(SELECT COUNT(*) FROM orders WHERE item_id = ? AND variant_id = ? AND status = 'paid') AS paid",
-		it.ID, variantID, it.ID, variantID).Scan(&read).Error
+	paid, err := s.stores.Orders.PaidOrders(ctx, it.ID, variantID)
 	if err != nil {
 		return standingRead{}, err
 	}
@@ -302,7 +301,7 @@ func (s *Service) standing(ctx context.Context, it catalog.Item, variantID int64
 		st.reached = *read.Reached
 	}
 	if v, ok := it.Variant(variantID); ok {
-		st.finished = read.Paid >= v.StockTotal
+		st.finished = paid >= v.StockTotal
 	}
 	s.mu.Lock()
 	s.standings[key] = st
