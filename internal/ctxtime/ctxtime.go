@@ -25,3 +25,19 @@ func Sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// Every calls f each time d passes, first after d, until ctx ends; then it
+// returns nil, since a background loop ending with its context is its
+// normal end. A call of f that overruns d skips the ticks it missed.
+func Every(ctx context.Context, d time.Duration, f func()) error {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			f()
+		}
+	}
+}

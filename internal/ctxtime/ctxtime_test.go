@@ -52,3 +52,26 @@ func TestSleepCutShort(t *testing.T) {
 		t.Fatalf("Sleep took %v after the deadline of 20ms", took)
 	}
 }
+
+// Every calls f on each tick and returns nil once ctx ends.
+func TestEvery(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	done := make(chan error, 1)
+	go func() {
+		done <- Every(ctx, 5*time.Millisecond, func() {
+			if calls++; calls == 3 {
+				cancel()
+			}
+		})
+	}()
+	select {
+	case err := <-done:
+		if err != nil || calls != 3 {
+			t.Fatalf("Every = %v after %d calls, want nil after 3", err, calls)
+		}
+	case <-time.After(5 * time.Second):
+		cancel()
+		t.Fatal("Every did not return after its context ended")
+	}
+}
