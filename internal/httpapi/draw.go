@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill/seckill/internal/draw"
+	"github.com/seckill/seckill/internal/token"
 )
 
 // Draws are the draw sales' entries and published draws (draw.Service).
@@ -20,7 +21,7 @@ type Draws interface {
 type drawAPI struct {
 	replier
 	draws  Draws
-	tokens purchaseTokens
+	tokens token.Purchase
 }
 
 func (a drawAPI) enter(c *gin.Context) {
@@ -73,7 +74,7 @@ func (a drawAPI) look(c *gin.Context) {
 // entry shows e with the purchase token a drawn shopper buys with.
 func (a drawAPI) entry(c *gin.Context, itemID int64, e draw.Entry) draw.View {
 	user := userOf(c)
-	return e.View(func(deadline time.Time) string { return a.tokens.issueUntil(user, itemID, deadline) })
+	return e.View(func(deadline time.Time) string { return a.tokens.IssueUntil(user, itemID, deadline) })
 }
 
 func (a drawAPI) proof(c *gin.Context) {

@@ -11,6 +11,7 @@ import (
 	"github.com/seckill/seckill/internal/room"
 	"github.com/seckill/seckill/internal/saleview"
 	"github.com/seckill/seckill/internal/tally"
+	"github.com/seckill/seckill/internal/token"
 )
 
 // Room is the waiting room the handlers need (room.Store).
@@ -39,7 +40,7 @@ type roomAPI struct {
 	warmer     Warmer
 	sse        sseStreams
 	window     time.Duration // how long an admitted shopper has to buy
-	admissions purchaseTokens
+	admissions token.Purchase
 	counters   *tally.Set // the room's totals for the post-sale report
 
 	unpaid UnpaidUnits // what can still come back to a sold-out room; nil: never known
@@ -90,8 +91,8 @@ func (a roomAPI) rules(it catalog.Item) room.Rules {
 // present is the shopper's place, with the token to buy with once
 // admitted.
 func (a roomAPI) present(it catalog.Item, st room.Standing, user string, now time.Time) saleview.Place {
-	return saleview.PlaceOf(it, st, now, a.unpaidOf(it, st), saleview.Admission{TTL: a.admissions.ttl,
-		Issue: func(exp time.Time) string { return a.admissions.issueUntil(user, it.ID, exp) }})
+	return saleview.PlaceOf(it, st, now, a.unpaidOf(it, st), saleview.Admission{TTL: a.admissions.TTL(),
+		Issue: func(exp time.Time) string { return a.admissions.IssueUntil(user, it.ID, exp) }})
 }
 
 // roomEvents streams the room as everyone sees it (how many are admitted,

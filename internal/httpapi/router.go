@@ -13,6 +13,7 @@ import (
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/ratelimit"
 	"github.com/seckill/seckill/internal/tally"
+	"github.com/seckill/seckill/internal/token"
 )
 
 // Deps is what the server is built from: the domain parts, each as the
@@ -31,7 +32,7 @@ type Deps struct {
 	Audit       AuditLog           // audit.Store: the admin actions recorded
 	Webhooks    WebhookAdmin       // webhook.Admin: the events on their way to the shop's systems
 	OrderFeed   OrderFeed          // orderfeed.Feed: wakes the streams following an order; nil: they look every few seconds
-	Revocations Revocations        // revoke.Store: admin sessions signed out
+	Revocations token.Revocations  // revoke.Store: admin sessions signed out
 	Limiter     *ratelimit.Limiter // nil: no rate limits
 	PowPricer   PowPricer          // pow.Pricer: the proof of work's difficulty; nil: Settings.PowDifficulty for everyone
 	PowLedger   PowLedger          // pow.Ledger: proofs spent; needed when Settings.RequireProofOfWork
@@ -39,8 +40,7 @@ type Deps struct {
 	Metrics     Metrics            // metrics.Set: what the handlers count, and GET /metrics; zero: nothing counted
 	Reports     Reports            // report.Builder: post-sale reports from MySQL
 	Counters    *tally.Set         // per-sale counts for the reports; nil: none
-	Tokens      *Tokens
-	Web         fs.FS // the pages, and their files under static/
+	Web         fs.FS              // the pages, and their files under static/
 	Logger      *slog.Logger
 	Now         func() time.Time
 	Wall        func() time.Time // real time: payment signatures' age; time.Now if nil
@@ -70,6 +70,10 @@ type SaleService interface {
 // Settings are the server's switches and limits.
 type Settings struct {
 	AdminToken string
+	// JWTSecret keys every token the server issues (internal/token);
+	// shoppers' sessions live for SessionTTL.
+	JWTSecret  string
+	SessionTTL time.Duration
 	DemoLogin  bool
 	// TrustedProxies are the proxies whose X-Forwarded-For names the client
 	// IP. Empty (the default) trusts no header: the peer address counts.
@@ -228,8 +232,7 @@ func newAreas(d Deps) areas {
 	log := cmp.Or(d.Logger, slog.Default())
 	rep := replier{log: log}
 	ttl := cmp.Or(d.PurchaseTokenTTL, 2*time.Minute)
-	secret := string(d.Tokens.secret)
-	purchaseTok, admissionTok := newPurchaseTokens(secret, purchaseKind, ttl), newPurchaseTokens(secret, admissionKind, ttl)
+	purchaseTok, admissionTok := token.NewPurchase(d.JWTSecret, ttl), token.NewAdmission(d.JWTSecret, ttl)
 	sales := newSaleView(rep, d.Catalog, d.Stock, d.Now)
 	snaps := newSnapshots(sales)
 	sse := sseStreams{stopping: d.Stopping}
@@ -240,14 +243,14 @@ func newAreas(d Deps) areas {
 	return areas{
 		log: log, guards: g, snaps: snaps,
 		ops:      opsAPI{replier: rep, ready: cachedReady(d.Ready, d.OpsCache), web: d.Web},
-		sessions: sessionAPI{replier: rep, guards: g, tokens: d.Tokens, demoLogin: d.DemoLogin, cookies: cookies},
+		sessions: sessionAPI{replier: rep, guards: g, tokens: g.tokens, demoLogin: d.DemoLogin, cookies: cookies},
 		shop: shopAPI{saleView: sales, snaps: snaps, reserved: reserved, front: d.Front, orders: d.Orders, tokens: purchaseTok,
 			newOrderID: d.NewOrderID},
 		orders: orderAPI{replier: rep, lookup: order.NewLookup(d.Orders, d.Stock, d.Catalog), life: d.Sales,
 			feed: d.OrderFeed, sse: sse, demoPay: d.DemoPayments},
 		payments: paymentAPI{replier: rep, payments: d.Sales, secret: []byte(d.PaymentSecret), wall: orNow(d.Wall)},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
-			window: purchaseTok.ttl, admissions: admissionTok, counters: d.Counters, unpaid: d.Unpaid},
+			window: purchaseTok.TTL(), admissions: admissionTok, counters: d.Counters, unpaid: d.Unpaid},
 		draws:      drawAPI{replier: rep, draws: d.Draws, tokens: purchaseTok},
 		challenges: challengeAPI{saleView: sales, proofs: proofs},
 		report:     reportAPI{saleView: sales, reports: d.Reports, orders: d.Orders},
