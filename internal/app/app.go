@@ -110,7 +110,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.locks = lock.New(a.rdb, a.cfg.RedisPrefix)
 	a.syncer = stocksync.New(a.db, a.stock, a.locks, now, a.log)
 	a.sales = sale.New(a.db, a.stock, a.syncer, now, a.log)
-	a.draws = draw.New(a.db, a.rdb, a.keys, now, a.log)
+	a.draws = draw.New(a.db, draw.Stores{Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders}, now, a.log)
 	a.draws.WaitReplicated(a.stock.Replicated)
 	a.outbox = webhook.NewWriter(cfg.WebhookURLs, now, cfg.WebhookGiveUp)
 	a.webhooks = webhook.NewStore(a.db)

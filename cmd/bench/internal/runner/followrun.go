@@ -9,6 +9,7 @@ import (
 
 	"github.com/seckill/seckill/cmd/bench/internal/machine"
 	"github.com/seckill/seckill/cmd/bench/internal/report"
+	"github.com/seckill/seckill/internal/ctxtime"
 )
 
 // The follow run's shoppers start spread over followSpread rather than all
@@ -56,7 +57,7 @@ func (r *runner) followRun(ctx context.Context, round int, held *heldPages, foll
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if sleep(ctx, followSpread*time.Duration(i)/time.Duration(len(followers))) {
+				if ctxtime.Sleep(ctx, followSpread*time.Duration(i)/time.Duration(len(followers))) == nil {
 					times[i] = r.buyAndFollow(ctx, followers[i], tokens[i], item, sse, &counts)
 				}
 			}()
