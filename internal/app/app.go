@@ -18,13 +18,13 @@ import (
 	"golang.org/x/sync/errgroup"
 	"gorm.io/gorm"
 
-	"github.com/seckill/seckill/internal/admission"
 	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/config"
 	"github.com/seckill/seckill/internal/dashboard"
 	"github.com/seckill/seckill/internal/database"
 	"github.com/seckill/seckill/internal/draw"
+	"github.com/seckill/seckill/internal/front"
 	"github.com/seckill/seckill/internal/httpapi"
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/metrics"
@@ -37,7 +37,6 @@ import (
 	"github.com/seckill/seckill/internal/revoke"
 	"github.com/seckill/seckill/internal/room"
 	"github.com/seckill/seckill/internal/sale"
-	"github.com/seckill/seckill/internal/soldout"
 	"github.com/seckill/seckill/internal/stock"
 	"github.com/seckill/seckill/internal/sync/lock"
 	"github.com/seckill/seckill/internal/sync/stocksync"
@@ -73,8 +72,7 @@ type App struct {
 	audit     *audit.Store
 	metrics   *metrics.Set
 	hub       *dashboard.Hub
-	soldOut   *soldout.Marks
-	gate      *admission.Gate
+	front     *front.Front
 	limiter   *ratelimit.Limiter
 	rooms     *room.Store
 	roomWatch *room.Watcher
@@ -152,9 +150,11 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.stock.SetLimits(stock.Limits{ShopperEvery: cfg.RateShopper.Every(), ShopperBurst: cfg.RateShopper.Burst,
 		ClientEvery: cfg.RateIP.Every(), ClientBurst: cfg.RateIP.Burst})
 	a.limiter.OnBatch(a.metrics.Batch("ratelimit"))
-	a.soldOut = soldout.New(cfg.SoldOutTTL, now)
-	a.gate = admission.New(cfg.AdmitMultiple, cfg.AdmitFloor, time.Second, now)
-	a.stock.OnReturn(a.stockReturned)
+	a.front = front.New(a.sales, a.stock, front.NewGate(cfg.AdmitMultiple, cfg.AdmitFloor, time.Second, now),
+		front.NewMarks(cfg.SoldOutTTL, now))
+	// Stock that comes back, here or (announced over pub/sub) on another
+	// server, lifts what holds shoppers back from the sale.
+	a.stock.OnReturn(a.front.Returned)
 	a.hints = order.NewHints()
 	a.stock.OnQueued(a.hints.Queued)
 	a.feed = orderfeed.New(a.rdb, a.keys.OrdersChannel(), a.log)
@@ -207,7 +207,7 @@ func (a *App) listen(now func() time.Time) error {
 		Draws: a.draws, Room: a.rooms, RoomEvents: a.roomWatch, Unpaid: a.unpaid, Events: a.hub, Audit: a.audit, Auditor: a.audit, OrderFeed: a.feed,
 		Webhooks:    a.webhooks,
 		Revocations: revoke.New(a.rdb, a.keys),
-		Limiter:     a.limiter, Gate: a.gate, SoldOut: a.soldOut,
+		Limiter:     a.limiter, Front: a.front,
 		Metrics: httpapi.Metrics{Requests: a.metrics, Pow: a.metrics, Page: a.metrics.Handler(a.cfg.OpsCache)},
 		// A proof's age and a network's rate are real time, whatever clock
 		// decides the sales.
@@ -276,7 +276,7 @@ func (a *App) Run(ctx context.Context) error {
 	g.Go(func() error { return a.feed.Run(workers) })
 	// Stops after HTTP, so its last flush has every purchase counted.
 	g.Go(func() error { return a.counters.Run(workers, countersFlushEvery) })
-	g.Go(func() error { return soldout.Listen(workers, a.rdb, a.keys.ReturnsChannel(), a.stockReturned, a.log) })
+	g.Go(func() error { return a.front.Listen(workers, a.rdb, a.keys.ReturnsChannel(), a.log) })
 	jobs := a.locks.NewJobs(a.log)
 	jobs.OnRun = a.metrics.JobRan
 	g.Go(func() error { return jobs.Run(workers, a.jobs()...) })
@@ -343,13 +343,6 @@ func (a *App) roomSales(now func() time.Time) func(ctx context.Context) ([]room.
 		}
 		return out, nil
 	}
-}
-
-// stockReturned lifts what holds shoppers back from a sale whose stock came
-// back, here or (announced over pub/sub) on another server.
-func (a *App) stockReturned(r keyspace.Return) {
-	a.soldOut.Returned(r.ItemID, r.Count)
-	a.gate.Returned(r.ItemID, r.Left)
 }
 
 // Close releases the connections; Run calls it.

@@ -14,7 +14,6 @@ import (
 
 	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/ratelimit"
-	"github.com/seckill/seckill/internal/soldout"
 )
 
 // SessionCookie carries the shopper's token for browsers.
@@ -109,7 +108,7 @@ type guards struct {
 	purchaseTok  purchaseTokens
 	admissionTok purchaseTokens
 	requireToken bool
-	soldOut      *soldout.Marks
+	front        Front    // its sold-out marks; nil: none
 	reserved     *saleSet // sales whose purchases the reserve script rate-limits
 	proofs       *proofs
 	now          func() time.Time
@@ -119,7 +118,7 @@ func newGuards(rep replier, d Deps, purchaseTok, admissionTok purchaseTokens, re
 	return &guards{replier: rep, tokens: d.Tokens, adminDigest: sha256.Sum256([]byte(d.AdminToken)),
 		adminSess: newAdminSessions(string(d.Tokens.secret), d.AdminToken, d.Now, d.Revocations),
 		limiter:   d.Limiter, rates: d.Rates, purchaseTok: purchaseTok, admissionTok: admissionTok,
-		requireToken: d.RequirePurchaseToken, soldOut: d.SoldOut, reserved: reserved, proofs: proofs, now: d.Now}
+		requireToken: d.RequirePurchaseToken, front: d.Front, reserved: reserved, proofs: proofs, now: d.Now}
 }
 
 // shopper requires a valid token from the Authorization header or, failing

@@ -18,6 +18,7 @@ import (
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/draw"
 	"github.com/seckill/seckill/internal/drawkey"
+	"github.com/seckill/seckill/internal/front"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/redisconn"
 	"github.com/seckill/seckill/internal/room"
@@ -223,6 +224,7 @@ var errorTable = []struct {
 	{room.ErrNotWarmed, errWarming},
 	{stock.ErrOverLimit, errOverLimit},
 	{stock.ErrSoldOut, errSoldOut},
+	{front.ErrBusy, errBusy},
 	{stock.ErrIdempotencyConflict, errIdempotencyReused},
 	{stock.ErrBusy, errRewarming},
 	{stock.ErrRateLimited, errRateLimited},
@@ -283,7 +285,7 @@ func (r replier) fail(c *gin.Context, err error) {
 	// Redis stuck in a script refuses every request at once: the script
 	// hook counts and logs that once a second (metrics.Set.RedisHook).
 	var deliberate *Error
-	if ans.Status >= 500 && !errors.As(err, &deliberate) && ans != errRedisBusy && ans != errReplication {
+	if ans.Status >= 500 && !errors.As(err, &deliberate) && ans != errRedisBusy && ans != errReplication && ans != errBusy {
 		r.log.ErrorContext(c.Request.Context(), "request failed", "path", c.FullPath(),
 			"request_id", c.Writer.Header().Get("X-Request-Id"), "err", err)
 	}

@@ -10,10 +10,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/seckill/seckill/internal/admission"
 	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/ratelimit"
-	"github.com/seckill/seckill/internal/soldout"
 	"github.com/seckill/seckill/internal/tally"
 )
 
@@ -36,10 +34,9 @@ type Deps struct {
 	OrderFeed   OrderFeed          // orderfeed.Feed: wakes the streams following an order; nil: they look every few seconds
 	Revocations Revocations        // revoke.Store: admin sessions signed out
 	Limiter     *ratelimit.Limiter // nil: no rate limits
-	Gate        *admission.Gate    // nil: every purchase reaches Redis
 	PowPricer   PowPricer          // pow.Pricer: the proof of work's difficulty; nil: Settings.PowDifficulty for everyone
 	PowLedger   PowLedger          // pow.Ledger: proofs spent; needed when Settings.RequireProofOfWork
-	SoldOut     *soldout.Marks     // nil: no local sold-out marks
+	Front       Front              // front.Front: the purchase's marks and gate, then sale.Service
 	Metrics     Metrics            // metrics.Set: what the handlers count, and GET /metrics; zero: nothing counted
 	Reports     Reports            // report.Builder: post-sale reports from MySQL
 	Counters    *tally.Set         // per-sale counts for the reports; nil: none
@@ -59,13 +56,11 @@ type Deps struct {
 type StockReader interface {
 	StockLevels
 	PendingOrders
-	IdempotencyKeys
 	OrderQueue
 }
 
 // SaleService is the life of sales and orders (sale.Service).
 type SaleService interface {
-	Purchaser
 	OrderLife
 	SaleChanger
 	Warmer
@@ -254,7 +249,7 @@ func newAreas(d Deps) areas {
 		log: log, guards: g, snaps: snaps,
 		ops:      opsAPI{replier: rep, ready: cachedReady(d.Ready, d.OpsCache), web: d.Web},
 		sessions: sessionAPI{replier: rep, guards: g, tokens: d.Tokens, demoLogin: d.DemoLogin, cookies: cookies},
-		shop: shopAPI{saleView: sales, snaps: snaps, reserved: reserved, sales: d.Sales, orders: d.Orders, keys: d.Stock, gate: d.Gate, soldOut: d.SoldOut, paused: newPausedSales(), tokens: purchaseTok,
+		shop: shopAPI{saleView: sales, snaps: snaps, reserved: reserved, front: d.Front, orders: d.Orders, tokens: purchaseTok,
 			newOrderID: d.NewOrderID},
 		orders: orderAPI{replier: rep, catalog: d.Catalog, orders: d.Orders, pending: d.Stock, life: d.Sales,
 			feed: d.OrderFeed, sse: sse, demoPay: d.DemoPayments},
