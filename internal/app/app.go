@@ -110,7 +110,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.locks = lock.New(a.rdb, a.cfg.RedisPrefix)
 	a.syncer = stocksync.New(a.db, a.stock, a.locks, now, a.log)
 	a.sales = sale.New(a.db, a.stock, a.syncer, now, a.log)
-	a.draws = draw.New(a.db, a.rdb, a.keys, now, a.log)
+	a.draws = draw.New(a.db, draw.Stores{Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders}, now, a.log)
 	a.draws.WaitReplicated(a.stock.Replicated)
 	a.outbox = webhook.NewWriter(cfg.WebhookURLs, now, cfg.WebhookGiveUp)
 	a.webhooks = webhook.NewStore(a.db)
@@ -203,29 +203,28 @@ func (a *App) listen(now func() time.Time) error {
 	gin.SetMode(gin.ReleaseMode)
 	stopping := make(chan struct{})
 	engine := httpapi.New(httpapi.Deps{
-		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Sales: a.sales, Syncer: a.syncer,
-		Draws: a.draws, Room: a.rooms, RoomEvents: a.roomWatch, Unpaid: a.unpaid, Events: a.hub, Audit: a.audit, Auditor: a.audit, OrderFeed: a.feed,
-		Webhooks:    a.webhooks,
-		Revocations: revoke.New(a.rdb, a.keys),
-		Limiter:     a.limiter, Front: a.front,
-		Metrics: httpapi.Metrics{Requests: a.metrics, Pow: a.metrics, Page: a.metrics.Handler(a.cfg.OpsCache)},
+		Stores:   httpapi.Stores{Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders},
+		Services: httpapi.Services{Sales: a.sales, Syncer: a.syncer, Draws: a.draws, Reports: report.New(a.db, now)},
+		Rooms:    httpapi.Rooms{Room: a.rooms, RoomEvents: a.roomWatch, Unpaid: a.unpaid},
+		Admin: httpapi.Admin{Events: a.hub, Audit: a.audit, Revocations: revoke.New(a.rdb, a.keys),
+			Webhooks: webhook.NewAdmin(a.webhooks, a.audit, a.log, a.cfg.WebhookURLs, a.cfg.WebhookGiveUp, time.Now)},
+		Shop: httpapi.Shop{Front: a.front, Limiter: a.limiter, Counters: a.counters, OrderFeed: a.feed,
+			NewOrderID: func() string { return ulid.MustNew(ulid.Timestamp(a.wall()), ulid.DefaultEntropy()).String() }},
 		// A proof's age and a network's rate are real time, whatever clock
 		// decides the sales.
-		PowPricer: pow.NewPricer(a.rdb, a.keys, pow.DefaultPolicy(a.cfg.PoWDifficulty), now),
-		PowLedger: pow.NewLedger(a.rdb, a.keys, time.Now),
-		Reports:   report.New(a.db, now), Counters: a.counters,
-		Tokens: httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
-		Web:    web.FS, Logger: a.log, Now: now,
-		NewOrderID: func() string { return ulid.MustNew(ulid.Timestamp(a.wall()), ulid.DefaultEntropy()).String() },
-		Wall:       a.wall,
-		Ready:      a.ready, Stopping: stopping,
+		Proofs: httpapi.Proofs{PowPricer: pow.NewPricer(a.rdb, a.keys, pow.DefaultPolicy(a.cfg.PoWDifficulty), now),
+			PowLedger: pow.NewLedger(a.rdb, a.keys, time.Now)},
+		Ops: httpapi.Ops{Metrics: httpapi.Metrics{Requests: a.metrics, Pow: a.metrics, Page: a.metrics.Handler(a.cfg.OpsCache)},
+			Ready: a.ready, Stopping: stopping},
+		Clock: httpapi.Clock{Now: now, Wall: a.wall},
+		Web:   web.FS, Logger: a.log,
 		Settings: httpapi.Settings{
 			AdminToken: a.cfg.AdminToken, DemoLogin: a.cfg.DemoLogin, TrustedProxies: a.cfg.TrustedProxies,
+			JWTSecret: a.cfg.JWTSecret, SessionTTL: a.cfg.SessionTTL,
 			Rates:                httpapi.Rates{Shopper: a.cfg.RateShopper, IP: a.cfg.RateIP, Login: a.cfg.RateLogin},
 			RequirePurchaseToken: a.cfg.PurchaseTokens, PurchaseTokenTTL: a.cfg.PurchaseTTL,
 			SecureCookies: a.cfg.SecureCookies, StreamsPerIP: a.cfg.StreamsPerIP,
 			BodyTimeout: cmp.Or(a.cfg.BodyTimeout, 10*time.Second), OpsCache: a.cfg.OpsCache,
-			WebhookEndpoints: a.cfg.WebhookURLs, WebhookGiveUp: a.cfg.WebhookGiveUp,
 			DemoPayments: a.cfg.DemoPayments, PaymentSecret: a.cfg.PaymentSecret,
 			RequireProofOfWork: a.cfg.PoW, PowDifficulty: a.cfg.PoWDifficulty,
 		},

@@ -31,7 +31,7 @@ func forge(t *testing.T, s *server, id int64, prefix string, accounts, free int,
 	path := "/api/v1/items/" + itoa(id) + "/room"
 	ch, d := s.challenge(t, id, mintToken(t, "solver"), from(prefix+"250")...)
 	someoneElses := ch + ":" + pow.Solve(ch, d)
-	other := httpapi.NewPowIssuer("another-secret-0123456789abcdef0123456789", time.Now)
+	other := pow.IssuerFor("another-secret-0123456789abcdef0123456789", time.Now)
 	fresh := make([]string, accounts)
 	for sec := range 60 {
 		for i := range accounts {

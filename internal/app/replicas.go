@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/seckill/seckill/internal/config"
+	"github.com/seckill/seckill/internal/ctxtime"
 	"github.com/seckill/seckill/internal/redisconn"
 	"github.com/seckill/seckill/internal/stock"
 )
@@ -61,14 +62,5 @@ func (a *App) watchReplicas(ctx context.Context) error {
 	if a.cfg.MinReplicas != config.AutoReplicas {
 		return nil
 	}
-	t := time.NewTicker(replicaCheckEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			a.applyDurability(ctx)
-		}
-	}
+	return ctxtime.Every(ctx, replicaCheckEvery, func() { a.applyDurability(ctx) })
 }

@@ -20,13 +20,9 @@ func (s *Store) UpdateVariant(ctx context.Context, itemID, variantID int64, p Va
 	locked func(it Item, cur, next Variant) error) (Item, error) {
 	var it Item
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var err error
-		if it, err = lockItem(tx, itemID); err != nil {
+		i, err := lockVariant(tx, itemID, variantID, &it)
+		if err != nil {
 			return err
-		}
-		i := slices.IndexFunc(it.Variants, func(v Variant) bool { return v.ID == variantID })
-		if i < 0 {
-			return ErrVariantNotFound
 		}
 		cur := it.Variants[i]
 		next := p.Apply(cur)
@@ -101,14 +97,10 @@ func (s *Store) AddVariant(ctx context.Context, itemID int64, v Variant, now tim
 func (s *Store) DeleteVariant(ctx context.Context, itemID, variantID int64, now time.Time) (Item, error) {
 	var it Item
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var err error
-		if it, err = lockItem(tx, itemID); err != nil {
-			return err
-		}
-		i := slices.IndexFunc(it.Variants, func(v Variant) bool { return v.ID == variantID })
+		i, err := lockVariant(tx, itemID, variantID, &it)
 		switch {
-		case i < 0:
-			return ErrVariantNotFound
+		case err != nil:
+			return err
 		case len(it.Variants) == 1:
 			return ErrVariantCount
 		}
@@ -132,6 +124,21 @@ func (s *Store) DeleteVariant(ctx context.Context, itemID, variantID int64, now 
 		return Item{}, fmt.Errorf("delete variant %d of item %d: %w", variantID, itemID, err)
 	}
 	return it, nil
+}
+
+// lockVariant locks sale itemID into *it and finds its variant variantID,
+// returning the variant's index in it.Variants. It returns lockItem's errors
+// and ErrVariantNotFound.
+func lockVariant(tx *gorm.DB, itemID, variantID int64, it *Item) (int, error) {
+	var err error
+	if *it, err = lockItem(tx, itemID); err != nil {
+		return -1, err
+	}
+	i := slices.IndexFunc(it.Variants, func(v Variant) bool { return v.ID == variantID })
+	if i < 0 {
+		return -1, ErrVariantNotFound
+	}
+	return i, nil
 }
 
 // beforeOpening refuses a change of variants once the sale opened; a draw

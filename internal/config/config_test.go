@@ -7,9 +7,8 @@ import (
 	"time"
 
 	"github.com/seckill/seckill/internal/config"
+	"github.com/seckill/seckill/internal/testenv"
 )
-
-func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
 func secrets(extra map[string]string) map[string]string {
 	m := map[string]string{"SECKILL_ADMIN_TOKEN": "admin-token-0123456789", "SECKILL_JWT_SECRET": strings.Repeat("s", 32)}
@@ -21,7 +20,7 @@ func secrets(extra map[string]string) map[string]string {
 
 func TestDefaults(t *testing.T) {
 	t.Parallel()
-	c, err := config.Load(env(secrets(nil)))
+	c, err := config.Load(testenv.Getenv(secrets(nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +33,7 @@ func TestDefaults(t *testing.T) {
 
 func TestOverrides(t *testing.T) {
 	t.Parallel()
-	c, err := config.Load(env(secrets(map[string]string{"SECKILL_HTTP_ADDR": ":9", "SECKILL_DEMO_LOGIN": "false",
+	c, err := config.Load(testenv.Getenv(secrets(map[string]string{"SECKILL_HTTP_ADDR": ":9", "SECKILL_DEMO_LOGIN": "false",
 		"SECKILL_WORKERS": "4", "SECKILL_CLAIM_IDLE": "5s", "SECKILL_REDIS_PREFIX": "shop1",
 		"SECKILL_INSTANCE": "shop1-a", "SECKILL_BODY_TIMEOUT": "3s", "SECKILL_SSE_PER_IP": "0", "SECKILL_OPS_CACHE": "0s"})))
 	if err != nil {
@@ -77,7 +76,7 @@ func TestInvalid(t *testing.T) {
 	}
 	for name, m := range tests {
 		t.Run(name, func(t *testing.T) {
-			if _, err := config.Load(env(m)); !errors.Is(err, config.ErrInvalid) {
+			if _, err := config.Load(testenv.Getenv(m)); !errors.Is(err, config.ErrInvalid) {
 				t.Fatalf("err = %v, want ErrInvalid", err)
 			}
 		})
@@ -89,7 +88,7 @@ func TestInvalid(t *testing.T) {
 func TestRetireEvery(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]time.Duration{"": time.Minute, "0": 0, "10s": 10 * time.Second} {
-		c, err := config.Load(env(secrets(map[string]string{"SECKILL_RETIRE_EVERY": in})))
+		c, err := config.Load(testenv.Getenv(secrets(map[string]string{"SECKILL_RETIRE_EVERY": in})))
 		if err != nil || c.RetireEvery != want {
 			t.Errorf("SECKILL_RETIRE_EVERY=%q: %v, %v; want %v", in, c.RetireEvery, err, want)
 		}
@@ -104,7 +103,7 @@ func TestRedisCluster(t *testing.T) {
 		{"redis://u:secret@10.0.0.1:7000?addr=10.0.0.2:7001", "cluster 10.0.0.1:7000,10.0.0.2:7001"},
 	}
 	for _, tt := range tests {
-		c, err := config.Load(env(secrets(map[string]string{"SECKILL_REDIS_ADDRS": tt.in})))
+		c, err := config.Load(testenv.Getenv(secrets(map[string]string{"SECKILL_REDIS_ADDRS": tt.in})))
 		if err != nil {
 			t.Fatalf("%q: %v", tt.in, err)
 		}
@@ -129,7 +128,7 @@ func TestAdmission(t *testing.T) {
 		{map[string]string{"SECKILL_ADMISSION_MULTIPLE": "0", "SECKILL_ADMISSION_FLOOR": "500"}, 0, 500},
 	}
 	for _, tt := range tests {
-		c, err := config.Load(env(secrets(tt.env)))
+		c, err := config.Load(testenv.Getenv(secrets(tt.env)))
 		if err != nil || c.AdmitMultiple != tt.multiple || c.AdmitFloor != tt.floor {
 			t.Errorf("%v: multiple %d, floor %d, err %v; want %d and %d", tt.env, c.AdmitMultiple, c.AdmitFloor, err, tt.multiple, tt.floor)
 		}
@@ -141,12 +140,12 @@ func TestAdmission(t *testing.T) {
 func TestProofOfWork(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]bool{"": true, "on": true, "off": false, "false": false, "1": true} {
-		c, err := config.Load(env(secrets(map[string]string{"SECKILL_POW": in})))
+		c, err := config.Load(testenv.Getenv(secrets(map[string]string{"SECKILL_POW": in})))
 		if err != nil || c.PoW != want || c.PoWDifficulty != config.DefaultPoWDifficulty {
 			t.Errorf("SECKILL_POW=%q: %v at %d bits, %v; want %v", in, c.PoW, c.PoWDifficulty, err, want)
 		}
 	}
-	c, err := config.Load(env(secrets(map[string]string{"SECKILL_POW_DIFFICULTY": "0"})))
+	c, err := config.Load(testenv.Getenv(secrets(map[string]string{"SECKILL_POW_DIFFICULTY": "0"})))
 	if err != nil || c.PoWDifficulty != 0 {
 		t.Errorf("SECKILL_POW_DIFFICULTY=0: %d, %v", c.PoWDifficulty, err)
 	}

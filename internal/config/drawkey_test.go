@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/seckill/seckill/internal/config"
+	"github.com/seckill/seckill/internal/testenv"
 )
 
 func key(b byte, n int) string { return base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{b}, n)) }
@@ -17,11 +18,11 @@ func key(b byte, n int) string { return base64.StdEncoding.EncodeToString(bytes.
 // message naming the variable and never quoting the key.
 func TestDrawKey(t *testing.T) {
 	t.Parallel()
-	c, err := config.Load(env(secrets(nil)))
+	c, err := config.Load(testenv.Getenv(secrets(nil)))
 	if err != nil || len(c.DrawKeys) != 0 {
 		t.Fatalf("unset: %v, %v", c.DrawKeys.IDs(), err)
 	}
-	c, err = config.Load(env(secrets(map[string]string{"SECKILL_DRAW_KEY": "2026b:" + key(2, 32) + ",2025a:" + key(1, 64)})))
+	c, err = config.Load(testenv.Getenv(secrets(map[string]string{"SECKILL_DRAW_KEY": "2026b:" + key(2, 32) + ",2025a:" + key(1, 64)})))
 	if err != nil || strings.Join(c.DrawKeys.IDs(), ",") != "2026b,2025a" {
 		t.Fatalf("two keys: %v, %v", c.DrawKeys.IDs(), err)
 	}
@@ -38,7 +39,7 @@ func TestDrawKey(t *testing.T) {
 	}
 	for name, v := range bad {
 		t.Run(name, func(t *testing.T) {
-			_, err := config.Load(env(secrets(map[string]string{"SECKILL_DRAW_KEY": v})))
+			_, err := config.Load(testenv.Getenv(secrets(map[string]string{"SECKILL_DRAW_KEY": v})))
 			if !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), "SECKILL_DRAW_KEY") {
 				t.Fatalf("err = %v, want ErrInvalid naming SECKILL_DRAW_KEY", err)
 			}
@@ -53,16 +54,16 @@ func TestDrawKey(t *testing.T) {
 // order; anything but positive integers stops the server.
 func TestDrawLegacySales(t *testing.T) {
 	t.Parallel()
-	c, err := config.Load(env(secrets(nil)))
+	c, err := config.Load(testenv.Getenv(secrets(nil)))
 	if err != nil || len(c.DrawLegacy) != 0 {
 		t.Fatalf("unset: %v, %v", c.DrawLegacy, err)
 	}
-	c, err = config.Load(env(secrets(map[string]string{"SECKILL_DRAW_LEGACY_SALES": " 12, 7,"})))
+	c, err = config.Load(testenv.Getenv(secrets(map[string]string{"SECKILL_DRAW_LEGACY_SALES": " 12, 7,"})))
 	if err != nil || len(c.DrawLegacy) != 2 || c.DrawLegacy[0] != 12 || c.DrawLegacy[1] != 7 {
 		t.Fatalf("two sales: %v, %v", c.DrawLegacy, err)
 	}
 	for _, v := range []string{"x", "0", "-3", "1,2.5", "9223372036854775808"} {
-		_, err := config.Load(env(secrets(map[string]string{"SECKILL_DRAW_LEGACY_SALES": v})))
+		_, err := config.Load(testenv.Getenv(secrets(map[string]string{"SECKILL_DRAW_LEGACY_SALES": v})))
 		if !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), "SECKILL_DRAW_LEGACY_SALES") {
 			t.Errorf("%q: err = %v, want ErrInvalid naming SECKILL_DRAW_LEGACY_SALES", v, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/seckill/seckill/internal/config"
+	"github.com/seckill/seckill/internal/testenv"
 )
 
 func TestMinReplicas(t *testing.T) {
@@ -22,7 +23,7 @@ func TestMinReplicas(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.min+"/"+tt.timeout, func(t *testing.T) {
-			c, err := config.Load(env(secrets(map[string]string{"SECKILL_REDIS_MIN_REPLICAS": tt.min,
+			c, err := config.Load(testenv.Getenv(secrets(map[string]string{"SECKILL_REDIS_MIN_REPLICAS": tt.min,
 				"SECKILL_REDIS_REPLICA_TIMEOUT": tt.timeout})))
 			if err != nil {
 				t.Fatal(err)
@@ -42,7 +43,7 @@ func TestMinReplicasInvalid(t *testing.T) {
 		{"SECKILL_REDIS_REPLICA_TIMEOUT": "0s"},
 		{"SECKILL_REDIS_REPLICA_TIMEOUT": "3s"},
 	} {
-		if _, err := config.Load(env(secrets(extra))); !errors.Is(err, config.ErrInvalid) {
+		if _, err := config.Load(testenv.Getenv(secrets(extra))); !errors.Is(err, config.ErrInvalid) {
 			t.Errorf("%v: err = %v, want ErrInvalid", extra, err)
 		}
 	}

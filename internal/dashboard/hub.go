@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/ctxtime"
 	"github.com/seckill/seckill/internal/draw"
 	"github.com/seckill/seckill/internal/sync/stocksync"
 )
@@ -99,18 +100,11 @@ func (h *Hub) Subscribe() (<-chan []byte, func()) {
 
 // Run ticks until ctx ends.
 func (h *Hub) Run(ctx context.Context) error {
-	t := time.NewTicker(h.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			if h.watched() {
-				h.tick(ctx)
-			}
+	return ctxtime.Every(ctx, h.interval, func() {
+		if h.watched() {
+			h.tick(ctx)
 		}
-	}
+	})
 }
 
 func (h *Hub) watched() bool {

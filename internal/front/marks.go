@@ -75,11 +75,7 @@ func (m *Marks) Saw(itemID, left, returns int64) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	s := m.sales[itemID]
-	if s == nil {
-		s = &markedSale{}
-		m.sales[itemID] = s
-	}
+	s := m.get(itemID)
 	if returns >= s.returned {
 		s.marked, s.at, s.seen = true, m.now(), returns
 	}
@@ -93,13 +89,9 @@ func (m *Marks) Returned(itemID, returns int64) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	s := m.sales[itemID]
-	if s == nil {
-		// Remember it even without a mark: an answer older than this return
-		// may still be on its way.
-		s = &markedSale{}
-		m.sales[itemID] = s
-	}
+	// Remember the sale even without a mark: an answer older than this
+	// return may still be on its way.
+	s := m.get(itemID)
 	s.returned = max(s.returned, returns)
 	if s.marked && s.seen < returns {
 		s.marked = false

@@ -1,9 +1,9 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -16,26 +16,10 @@ func (a adminAPI) addVariant(c *gin.Context) {
 	if !ok {
 		return
 	}
-	var in variantInput
-	if err := decode(c, &in, false); err != nil {
-		a.fail(c, err)
-		return
-	}
-	if in.Label == nil || in.StockTotal == nil {
-		a.fail(c, invalid("", "a variant needs a label and a stock_total"))
-		return
-	}
-	v := in.patch().Apply(catalog.Variant{})
-	if err := a.checkVariant(it, v, 0); err != nil {
-		a.fail(c, err)
-		return
-	}
-	it, err := a.sales.AddVariant(c.Request.Context(), it.ID, v)
-	if err != nil {
-		a.fail(c, err)
-		return
-	}
-	a.writeItem(c, http.StatusCreated, it)
+	a.saveVariant(c, it, catalog.Variant{}, http.StatusCreated,
+		func(ctx context.Context, p catalog.VariantPatch) (catalog.Item, error) {
+			return a.sales.AddVariant(ctx, it.ID, p.Apply(catalog.Variant{}))
+		})
 }
 
 // updateVariant changes a variant's label, stock_total, price, limit or
@@ -45,22 +29,37 @@ func (a adminAPI) updateVariant(c *gin.Context) {
 	if !ok {
 		return
 	}
+	a.saveVariant(c, it, v, http.StatusOK,
+		func(ctx context.Context, p catalog.VariantPatch) (catalog.Item, error) {
+			return a.sales.UpdateVariant(ctx, it.ID, v.ID, p)
+		})
+}
+
+// saveVariant is the body add and update share: v is the variant the patch
+// applies to (the zero Variant for a new one, which needs a label and a
+// stock_total), checked as it would stand in sale it before save stores it.
+func (a adminAPI) saveVariant(c *gin.Context, it catalog.Item, v catalog.Variant, status int,
+	save func(context.Context, catalog.VariantPatch) (catalog.Item, error)) {
 	var in variantInput
 	if err := decode(c, &in, false); err != nil {
 		a.fail(c, err)
 		return
 	}
-	p := in.patch()
-	if err := a.checkVariant(it, p.Apply(v), v.ID); err != nil {
-		a.fail(c, err)
+	if v.ID == 0 && (in.Label == nil || in.StockTotal == nil) {
+		a.fail(c, invalid("", "a variant needs a label and a stock_total"))
 		return
 	}
-	it, err := a.sales.UpdateVariant(c.Request.Context(), it.ID, v.ID, p)
+	p := in.patch()
+	if err := it.CheckVariant(p.Apply(v), v.ID); err != nil {
+		a.fail(c, invalidField("", err))
+		return
+	}
+	it, err := save(c.Request.Context(), p)
 	if err != nil {
 		a.fail(c, err)
 		return
 	}
-	a.writeItem(c, http.StatusOK, it)
+	a.writeItem(c, status, it)
 }
 
 // deleteVariant removes a variant from a sale that has not opened.
@@ -75,20 +74,6 @@ func (a adminAPI) deleteVariant(c *gin.Context) {
 		return
 	}
 	a.writeItem(c, http.StatusOK, it)
-}
-
-// checkVariant checks v as a variant of it, whose other variants keep their
-// labels (self is v's own id, 0 for a new one).
-func (a adminAPI) checkVariant(it catalog.Item, v catalog.Variant, self int64) error {
-	if err := validateVariant("", v, it); err != nil {
-		return err
-	}
-	for _, other := range it.Variants {
-		if other.ID != self && strings.EqualFold(other.Label, v.Label) {
-			return errLabelTaken
-		}
-	}
-	return nil
 }
 
 // variantFromPath loads the sale :id and its variant :vid; when it cannot,

@@ -20,9 +20,8 @@ import (
 func engine(t *testing.T, proxies ...string) *gin.Engine {
 	t.Helper()
 	return httpapi.New(httpapi.Deps{
-		Web: web.FS, Now: time.Now,
-		Tokens:   httpapi.NewTokens(strings.Repeat("s", 32), time.Hour, time.Now),
-		Settings: httpapi.Settings{AdminToken: "the-admin-token-0123456789", TrustedProxies: proxies},
+		Web: web.FS, Clock: httpapi.Clock{Now: time.Now},
+		Settings: httpapi.Settings{AdminToken: "the-admin-token-0123456789", JWTSecret: strings.Repeat("s", 32), SessionTTL: time.Hour, TrustedProxies: proxies},
 	})
 }
 
@@ -123,10 +122,9 @@ func TestPanicIsLoggedWithItsRequest(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
 	r := httpapi.New(httpapi.Deps{
-		Web: web.FS, Now: time.Now,
-		Tokens:   httpapi.NewTokens(strings.Repeat("s", 32), time.Hour, time.Now),
+		Web: web.FS, Clock: httpapi.Clock{Now: time.Now},
 		Logger:   slog.New(slog.NewJSONHandler(&logs, nil)),
-		Settings: httpapi.Settings{AdminToken: "the-admin-token-0123456789"},
+		Settings: httpapi.Settings{AdminToken: "the-admin-token-0123456789", JWTSecret: strings.Repeat("s", 32), SessionTTL: time.Hour},
 	})
 	req := httptest.NewRequest("GET", "/api/v1/admin/items/1/stats", nil)
 	req.Header.Set("Authorization", "Bearer the-admin-token-0123456789")

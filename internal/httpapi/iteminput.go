@@ -134,8 +134,8 @@ func validate(it catalog.Item) error {
 		return invalid("name", "name is required, at most 200 characters")
 	case len(it.Description) > 10000:
 		return invalid("description", "description is at most 10000 characters")
-	case !validImageURL(it.ImageURL):
-		return invalid("image_url", imageURLRule)
+	case !catalog.ValidImageURL(it.ImageURL):
+		return invalid("image_url", catalog.ImageURLRule)
 	case it.PriceCents < 0 || it.PriceCents > 1e12:
 		return invalid("price_cents", "price_cents must be a whole number from 0 to 10^12")
 	case it.StockTotal < 1 || it.StockTotal > 10_000_000:

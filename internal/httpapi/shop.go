@@ -6,6 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill/seckill/internal/stock"
+	"github.com/seckill/seckill/internal/token"
 )
 
 // shopAPI is what every shopper's page calls: the sales, purchase tokens
@@ -16,7 +17,7 @@ type shopAPI struct {
 	reserved   *saleSet    // sales Redis has answered purchases of: their limits are the script's
 	front      Front       // the marks and the gate, then the reservation
 	orders     OrderReader // a replayed order's status, once it is in MySQL
-	tokens     purchaseTokens
+	tokens     token.Purchase
 	newOrderID func() string
 }
 
@@ -93,6 +94,6 @@ func (s shopAPI) purchaseToken(c *gin.Context) {
 		s.fail(c, stock.ErrNotStarted)
 		return
 	}
-	tok, exp := s.tokens.issue(userOf(c), it.ID, now)
+	tok, exp := s.tokens.Issue(userOf(c), it.ID, now)
 	c.JSON(http.StatusOK, gin.H{"token": tok, "expires_at": exp.UTC()})
 }

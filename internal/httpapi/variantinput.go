@@ -1,10 +1,9 @@
 package httpapi
 
 import (
+	"errors"
 	"fmt"
-	"net/url"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/seckill/seckill/internal/catalog"
 )
@@ -38,8 +37,8 @@ func newVariants(ins []variantInput, it catalog.Item) ([]catalog.Variant, error)
 			return nil, invalid(field, field+" needs a label and a stock_total")
 		}
 		out[i] = in.patch().Apply(catalog.Variant{})
-		if err := validateVariant(field, out[i], it); err != nil {
-			return nil, err
+		if err := out[i].Check(it); err != nil {
+			return nil, invalidField(field+".", err)
 		}
 		for _, before := range out[:i] {
 			if strings.EqualFold(before.Label, out[i].Label) {
@@ -50,52 +49,13 @@ func newVariants(ins []variantInput, it catalog.Item) ([]catalog.Variant, error)
 	return out, nil
 }
 
-// validateVariant checks one variant as it would be in sale it; field names
-// it in the answer ("variants[2]", or "" for a variant's own route).
-func validateVariant(field string, v catalog.Variant, it catalog.Item) error {
-	name := func(f string) string {
-		if field == "" {
-			return f
-		}
-		return field + "." + f
+// invalidField answers a catalog rule broken by a request's field, named
+// with prefix in front ("variants[2]." on create, "" on a variant's own
+// route); any other error passes through to the error table.
+func invalidField(prefix string, err error) error {
+	var fe *catalog.FieldError
+	if errors.As(err, &fe) {
+		return invalid(prefix+fe.Field, fe.Rule)
 	}
-	switch {
-	case utf8.RuneCountInString(v.Label) < 1 || utf8.RuneCountInString(v.Label) > 40 || strings.TrimSpace(v.Label) != v.Label:
-		return invalid(name("label"), "label must be 1 to 40 characters, without leading or trailing spaces")
-	case v.StockTotal < 1 || v.StockTotal > 10_000_000:
-		return invalid(name("stock_total"), "stock_total must be from 1 to 10000000")
-	case v.PriceCents != nil && (*v.PriceCents < 0 || *v.PriceCents > 1e12):
-		return invalid(name("price_cents"), "price_cents must be a whole number from 0 to 10^12, or null for the sale's price")
-	case v.PerUserLimit != nil && (*v.PerUserLimit < 1 || *v.PerUserLimit > it.PerUserLimit):
-		return invalid(name("per_user_limit"), "per_user_limit of a variant must be from 1 to the sale's, or null for the sale's")
-	case !validImageURL(v.ImageURL):
-		return invalid(name("image_url"), imageURLRule)
-	}
-	return nil
-}
-
-const imageURLRule = "image_url must be an https URL or a path on this server starting with /, at most 500 characters"
-
-// validImageURL accepts what the pages can show under their Content
-// Security Policy (img-src 'self' https:): an https URL with a host, or a
-// path on this server. Anything that could break out of an attribute or
-// name another scheme (javascript:, data:, protocol-relative //host) is
-// refused; the pages set it as a property, never as markup, besides.
-func validImageURL(s string) bool {
-	if s == "" {
-		return true
-	}
-	if len(s) > 500 || strings.ContainsAny(s, " \t\r\n\"'<>\\`") {
-		return false
-	}
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return false
-		}
-	}
-	if strings.HasPrefix(s, "/") {
-		return !strings.HasPrefix(s, "//")
-	}
-	u, err := url.Parse(s)
-	return err == nil && u.Scheme == "https" && u.Host != "" && u.User == nil
+	return err
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/seckill/seckill/internal/ctxtime"
 	"github.com/seckill/seckill/internal/keyspace"
 )
 
@@ -61,7 +62,7 @@ func (s *Store) Warm(ctx context.Context, itemID int64, load LoadFunc) error {
 		if !errors.Is(err, redis.TxFailedErr) {
 			return fmt.Errorf("warm item %d: %w", itemID, err)
 		}
-		if err := sleep(ctx, backoff(attempt)); err != nil {
+		if err := ctxtime.Sleep(ctx, backoff(attempt)); err != nil {
 			return err
 		}
 	}
@@ -169,15 +170,4 @@ func flatten(m map[string]keyspace.Buyer) []any {
 func backoff(attempt int) time.Duration {
 	base := time.Duration(1+attempt) * 5 * time.Millisecond
 	return base + rand.N(base)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

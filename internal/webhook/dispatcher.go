@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seckill/seckill/internal/ctxtime"
 	"github.com/seckill/seckill/internal/sync/lock"
 )
 
@@ -99,7 +100,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		case err != nil:
 			d.log.Warn("webhooks: delivery stopped; retrying", "err", err)
 		}
-		sleep(ctx, time.Second+rand.N(time.Second))
+		_ = ctxtime.Sleep(ctx, time.Second+rand.N(time.Second))
 	}
 	return nil
 }
@@ -127,7 +128,7 @@ func (d *Dispatcher) deliver(ctx context.Context) error {
 				wg.Go(func() { d.deliverTo(ctx, ep) })
 			}
 		}
-		sleep(ctx, endpointScan)
+		_ = ctxtime.Sleep(ctx, endpointScan)
 	}
 	return nil
 }
@@ -207,13 +208,4 @@ func (d *Dispatcher) backoff(n int) time.Duration {
 	}
 	delay = min(delay, d.cfg.MaxRetry)
 	return delay - rand.N(delay/5+1)
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

@@ -30,6 +30,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/seckill/seckill/internal/ctxtime"
 	"github.com/seckill/seckill/lua"
 )
 
@@ -118,7 +119,7 @@ func (l *Locker) ObtainWait(ctx context.Context, name, owner string, ttl, wait t
 		if !errors.Is(err, ErrNotObtained) || left <= 0 {
 			return lk, err
 		}
-		if err := sleep(ctx, min(jitter(backoff), left)); err != nil {
+		if err := ctxtime.Sleep(ctx, min(jitter(backoff), left)); err != nil {
 			return nil, fmt.Errorf("obtain lock %q: %w", name, err)
 		}
 		backoff = min(2*backoff, 100*time.Millisecond)

@@ -101,15 +101,3 @@ func refreshBy(ctx context.Context, lk *Lock, ttl time.Duration, expiry time.Tim
 
 // jitter spreads retries of many contenders: a duration in [d/2, d].
 func jitter(d time.Duration) time.Duration { return d/2 + rand.N(d/2+1) }
-
-// sleep waits for d, or returns ctx's error if ctx ends first.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}

@@ -21,15 +21,11 @@ const InsertRows = 500
 // once, each statement its own commit (as each persister batch is). The
 // CPU of the MariaDB server mysqlPID (0: none) is metered as Drain does.
 func Plain(ctx context.Context, dsn string, orders []Order, mysqlPID int) (Run, error) {
-	db, err := openFresh(ctx, dsn)
+	db, item, err := openBacklog(ctx, dsn, len(orders), "baseline")
 	if err != nil {
 		return Run{}, err
 	}
 	defer closeGorm(db)
-	item, err := catalog.NewStore(db).Create(ctx, backlogItem(len(orders)))
-	if err != nil {
-		return Run{}, fmt.Errorf("create baseline sale: %w", err)
-	}
 	sqlDB, err := db.DB()
 	if err != nil {
 		return Run{}, err
@@ -78,12 +74,23 @@ func insertSQL(rows int) string {
 	return "INSERT INTO orders " + orderColumns + " VALUES " + strings.Repeat(row+",", rows-1) + row
 }
 
-// openFresh migrates the (new) database in dsn and opens it.
-func openFresh(ctx context.Context, dsn string) (*gorm.DB, error) {
+// openBacklog migrates the (new) database in dsn, opens it and creates the
+// sale of stock units the run's orders are for; what names the run in an
+// error ("baseline", "backlog").
+func openBacklog(ctx context.Context, dsn string, stock int, what string) (*gorm.DB, catalog.Item, error) {
 	if err := database.Migrate(ctx, dsn); err != nil {
-		return nil, err
+		return nil, catalog.Item{}, err
 	}
-	return database.Open(ctx, dsn)
+	db, err := database.Open(ctx, dsn)
+	if err != nil {
+		return nil, catalog.Item{}, err
+	}
+	item, err := catalog.NewStore(db).Create(ctx, backlogItem(stock))
+	if err != nil {
+		closeGorm(db)
+		return nil, catalog.Item{}, fmt.Errorf("create %s sale: %w", what, err)
+	}
+	return db, item, nil
 }
 
 func closeGorm(db *gorm.DB) {

@@ -121,15 +121,11 @@ func drain(ctx context.Context, rdb *redis.Client, dsn, prefix string, orders []
 	if err != nil {
 		return Run{}, err
 	}
-	db, err := openFresh(ctx, dsn)
+	db, item, err := openBacklog(ctx, dsn, len(orders), "backlog")
 	if err != nil {
 		return Run{}, err
 	}
 	defer closeGorm(db)
-	item, err := catalog.NewStore(db).Create(ctx, backlogItem(len(orders)))
-	if err != nil {
-		return Run{}, fmt.Errorf("create backlog sale: %w", err)
-	}
 	keys := keyspace.New(prefix)
 	if err := seedStream(ctx, rdb, keys, item.ID, item.Variants[0].ID, orders); err != nil {
 		return Run{}, err

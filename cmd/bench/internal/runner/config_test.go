@@ -4,13 +4,13 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	"github.com/seckill/seckill/internal/testenv"
+)
 
 func TestParseConfigDefaultsEnvAndFlags(t *testing.T) {
 	t.Parallel()
-	c, err := ParseConfig(nil, env(nil))
+	c, err := ParseConfig(nil, testenv.Getenv(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func TestParseConfigDefaultsEnvAndFlags(t *testing.T) {
 	if c.HeldPages != 1000 || c.Followers != 2000 || c.HeldFor != 5*time.Second {
 		t.Errorf("pages defaults = %d held, %d followers, %s alone", c.HeldPages, c.Followers, c.HeldFor)
 	}
-	if c, err = ParseConfig([]string{"-only", "pages", "-follow-shoppers", "50"}, env(map[string]string{"BENCH_HELD_PAGES": "20"})); err != nil ||
+	if c, err = ParseConfig([]string{"-only", "pages", "-follow-shoppers", "50"}, testenv.Getenv(map[string]string{"BENCH_HELD_PAGES": "20"})); err != nil ||
 		!c.Wants("pages") || c.Wants("purchase") || c.HeldPages != 20 || c.Followers != 50 {
 		t.Errorf("-only pages: %+v, %v", c, err)
 	}
@@ -33,7 +33,7 @@ func TestParseConfigDefaultsEnvAndFlags(t *testing.T) {
 	}
 	// The environment sets defaults; flags still win.
 	c, err = ParseConfig([]string{"-duration", "5s", "-docs", "docs/benchmarks.md"},
-		env(map[string]string{"BENCH_ROUNDS": "1", "BENCH_DURATION": "3s", "BENCH_ONLY": "purchase, persist"}))
+		testenv.Getenv(map[string]string{"BENCH_ROUNDS": "1", "BENCH_DURATION": "3s", "BENCH_ONLY": "purchase, persist"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,17 +43,17 @@ func TestParseConfigDefaultsEnvAndFlags(t *testing.T) {
 	if !c.Wants("persist") || c.Wants("latency") || c.Wants("scaleout") || c.Wants("drop") {
 		t.Errorf("Only = %v: Wants is wrong", c.Only)
 	}
-	if c, err = ParseConfig([]string{"-only", "scaleout"}, env(nil)); err != nil || !c.Wants("scaleout") || c.Wants("purchase") {
+	if c, err = ParseConfig([]string{"-only", "scaleout"}, testenv.Getenv(nil)); err != nil || !c.Wants("scaleout") || c.Wants("purchase") {
 		t.Errorf("-only scaleout: %+v, %v", c.Only, err)
 	}
 	// The drop row runs alone or beside the one-variant row it is compared with.
-	if c, err = ParseConfig([]string{"-only", "purchase,drop"}, env(nil)); err != nil || !c.Wants("drop") || !c.Wants("purchase") || c.Wants("soldout") {
+	if c, err = ParseConfig([]string{"-only", "purchase,drop"}, testenv.Getenv(nil)); err != nil || !c.Wants("drop") || !c.Wants("purchase") || c.Wants("soldout") {
 		t.Errorf("-only purchase,drop: %+v, %v", c.Only, err)
 	}
 	if s := settingsOf(c, 0); len(s.DropDemand) != len(dropSizes) {
 		t.Errorf("settings of a run with the drop: demand %v, want a share per size", s.DropDemand)
 	}
-	if c, err = ParseConfig([]string{"-only", "purchase"}, env(nil)); err != nil || c.Wants("drop") || settingsOf(c, 0).DropDemand != nil {
+	if c, err = ParseConfig([]string{"-only", "purchase"}, testenv.Getenv(nil)); err != nil || c.Wants("drop") || settingsOf(c, 0).DropDemand != nil {
 		t.Errorf("-only purchase: %+v, %v: want no drop", c.Only, err)
 	}
 }
@@ -76,7 +76,7 @@ func TestParseConfigRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := ParseConfig(tt.args, env(tt.env))
+			_, err := ParseConfig(tt.args, testenv.Getenv(tt.env))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error = %v, want one naming %s", err, tt.want)
 			}

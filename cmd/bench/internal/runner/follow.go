@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/seckill/seckill/internal/ctxtime"
 	"github.com/seckill/seckill/internal/order"
 )
 
@@ -63,7 +64,7 @@ func followOrder(ctx context.Context, c *http.Client, base string, sh shopper, o
 func pollOrder(ctx context.Context, c *http.Client, base string, sh shopper, orderID string, counts *tally) bool {
 	wait := pollFirst
 	for {
-		if !sleep(ctx, wait) {
+		if ctxtime.Sleep(ctx, wait) != nil {
 			return false
 		}
 		wait = pollEvery
@@ -96,7 +97,7 @@ func streamOrder(ctx context.Context, c *http.Client, base string, sh shopper, o
 		case errors.Is(err, errGaveUp) || ctx.Err() != nil:
 			return false
 		}
-		if !sleep(ctx, retry) {
+		if ctxtime.Sleep(ctx, retry) != nil {
 			return false
 		}
 	}
@@ -141,17 +142,5 @@ func streamOnce(ctx context.Context, c *http.Client, base string, sh shopper, or
 		if json.Unmarshal([]byte(ev.Data), &o) == nil && o.Status != "" && o.Status != order.StatusPending {
 			return true, 0, nil
 		}
-	}
-}
-
-// sleep waits d, or less if ctx ends first; it reports whether ctx is still alive.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/seckill/seckill/internal/ctxtime"
 )
 
 // A held page's two timers: the sale's refresh once a second (the answer
@@ -46,7 +48,7 @@ func (h *heldPages) run(ctx context.Context) {
 func (h *heldPages) page(ctx context.Context, i int) {
 	c := newBrowser()
 	defer c.CloseIdleConnections()
-	if !sleep(ctx, heldRefresh*time.Duration(i)/time.Duration(h.n)) {
+	if ctxtime.Sleep(ctx, heldRefresh*time.Duration(i)/time.Duration(h.n)) != nil {
 		return
 	}
 	tick := time.NewTicker(heldRefresh)

@@ -10,6 +10,7 @@ import (
 	"github.com/seckill/seckill/cmd/bench/internal/machine"
 	"github.com/seckill/seckill/cmd/bench/internal/report"
 	"github.com/seckill/seckill/cmd/bench/internal/wrk"
+	"github.com/seckill/seckill/internal/ctxtime"
 )
 
 // heldConnect is how long the held pages get to open their connections
@@ -111,12 +112,11 @@ func (r *runner) heldAndFollowed(ctx context.Context, item int64, p *report.Page
 	go func() { defer close(done); held.run(hctx) }()
 	defer func() { stop(); <-done }()
 	r.logf("holding %s sale pages", report.Thousands(float64(held.n)))
-	if !sleep(ctx, heldConnect) {
+	if ctxtime.Sleep(ctx, heldConnect) != nil {
 		return ctx.Err()
 	}
 	if p.HeldAlone, err = r.heldWindow(held, func() error {
-		sleep(ctx, r.cfg.HeldFor)
-		return ctx.Err()
+		return ctxtime.Sleep(ctx, r.cfg.HeldFor)
 	}); err != nil {
 		return err
 	}
