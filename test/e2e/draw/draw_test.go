@@ -84,10 +84,10 @@ func TestDrawIsVerifiableAndPassesEveryUnitOn(t *testing.T) {
 	}
 
 	// The winners are the first units of each ranking, recomputed here.
-	rank := d.Rankings(t)
+	rank := e2etest.Rankings(t, d)
 	var want []e2etest.Ticket
 	for _, v := range []int64{sizes["EU 41"], sizes["EU 42"]} {
-		for _, e := range rank[v][:d.Units(v)] {
+		for _, e := range rank[v][:d.Units()[v]] {
 			want = append(want, e2etest.Ticket{EntryID: e, VariantID: v})
 		}
 	}
@@ -104,8 +104,8 @@ func TestDrawIsVerifiableAndPassesEveryUnitOn(t *testing.T) {
 		for i, e := range r {
 			got := look(entryOf[e])
 			wantResult, wantPos := "won", i+1
-			if i >= d.Units(v) {
-				wantResult, wantPos = "waitlist", i+1-d.Units(v)
+			if i >= d.Units()[v] {
+				wantResult, wantPos = "waitlist", i+1-d.Units()[v]
 			}
 			if got.Str("result") != wantResult || int(e2etest.Num(got.Body, "position")) != wantPos {
 				t.Fatalf("%s (place %d of %d): %s; want %s at %d", entryOf[e], i+1, v, got.Raw, wantResult, wantPos)

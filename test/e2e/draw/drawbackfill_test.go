@@ -50,7 +50,7 @@ func TestDrawBackfillSellsEveryUnit(t *testing.T) {
 	wg.Wait()
 	clk.Add(10 * time.Minute)
 	testenv.WaitFor(t, 10*time.Second, func() bool { return s2.Draw(t, id).Phase == "drawn" }, "the draw never ran")
-	rank := s.Draw(t, id).Rankings(t)
+	rank := e2etest.Rankings(t, s.Draw(t, id))
 
 	rng := rand.New(rand.NewPCG(17, 1))
 	decided := map[int]bool{}

@@ -108,13 +108,13 @@ func checkPublished(t *testing.T, s *e2etest.Server, id int64, d e2etest.Publish
 	if _, err := draw.Verify(p, draw.Against{Commitment: commitment}); err != nil {
 		t.Fatalf("the verifier refuses the draw: %v", err)
 	}
-	rank, won := d.Rankings(t), map[e2etest.Ticket]bool{}
+	rank, won := e2etest.Rankings(t, d), map[e2etest.Ticket]bool{}
 	for _, w := range d.Winners {
 		won[w] = true
 	}
 	n := 0
 	for v, r := range rank {
-		for _, e := range r[:min(d.Units(v), len(r))] {
+		for _, e := range r[:min(d.Units()[v], len(r))] {
 			n++
 			if !won[e2etest.Ticket{EntryID: e, VariantID: v}] {
 				t.Errorf("entry %s of variant %d is at the top of its ranking but did not win", e, v)

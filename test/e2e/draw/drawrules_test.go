@@ -34,7 +34,7 @@ func drawnSale(t *testing.T, s *e2etest.Server, clk *e2etest.Clock, units int, s
 	testenv.WaitFor(t, 10*time.Second, func() bool { return s.Draw(t, id).Phase == "drawn" }, "the draw never ran")
 	d := s.Draw(t, id)
 	var ranked []string
-	for _, e := range d.Rankings(t)[v] {
+	for _, e := range e2etest.Rankings(t, d)[v] {
 		ranked = append(ranked, byEntry[e])
 	}
 	return id, v, ranked

@@ -2,12 +2,12 @@ package e2etest
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"sort"
 	"testing"
 	"time"
+
+	"github.com/seckill/seckill/internal/draw/drawvec"
 
 	"github.com/seckill/seckill/internal/httpapi"
 )
@@ -25,34 +25,19 @@ func DrawBody(opens time.Time, variants ...map[string]any) map[string]any {
 	return b
 }
 
-// PublishedDraw is GET /draw as a shopper reads it, with the rule of the
-// README recomputed here, apart from the server's code.
-type PublishedDraw struct {
-	Phase      string  `json:"phase"`
-	SeedSHA256 *string `json:"seed_sha256"`
-	Salt       *string `json:"salt"`
-	Seed       *string `json:"seed"`
-	Variants   []struct {
-		VariantID  int64 `json:"variant_id"`
-		StockTotal int   `json:"stock_total"`
-	} `json:"variants"`
-	Entries []Ticket `json:"entries"`
-	Winners []Ticket `json:"winners"`
-}
+// PublishedDraw and Ticket are the draw as a shopper reads it, decoded
+// apart from the server's code; drawvec holds them once for these tests and
+// the fault tests.
+type (
+	PublishedDraw = drawvec.Published
+	Ticket        = drawvec.Ticket
+)
 
-type Ticket struct {
-	EntryID   string `json:"entry_id"`
-	VariantID int64  `json:"variant_id"`
-}
+// Sha is hex(SHA-256(parts...)), the hash every rule of a draw uses.
+func Sha(parts ...[]byte) string { return drawvec.SHA256Hex(parts...) }
 
-func Sha(parts ...[]byte) string {
-	h := sha256.New()
-	for _, p := range parts {
-		h.Write(p)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
+// Unhex decodes a published hex value, failing tb when it is missing or
+// not hex.
 func Unhex(tb testing.TB, s *string) []byte {
 	tb.Helper()
 	if s == nil {
@@ -65,34 +50,15 @@ func Unhex(tb testing.TB, s *string) []byte {
 	return b
 }
 
-// Rankings recomputes every variant's ranking from the published draw: by
-// hex(SHA-256(seed || ":" || entry_id)) ascending. It checks the seed
-// against the commitment first.
-func (d PublishedDraw) Rankings(tb testing.TB) map[int64][]string {
+// Rankings recomputes every variant's ranking from the published draw by
+// the README's rule, failing tb when the seed is not the commitment.
+func Rankings(tb testing.TB, d PublishedDraw) map[int64][]string {
 	tb.Helper()
-	seed := Unhex(tb, d.Seed)
-	if Sha(seed) != *d.SeedSHA256 {
-		tb.Fatalf("SHA-256 of the seed %s is not the commitment %s", *d.Seed, *d.SeedSHA256)
+	r, err := d.Rankings()
+	if err != nil {
+		tb.Fatal(err)
 	}
-	out := map[int64][]string{}
-	for _, e := range d.Entries {
-		out[e.VariantID] = append(out[e.VariantID], e.EntryID)
-	}
-	for _, r := range out {
-		sort.Slice(r, func(i, j int) bool {
-			return Sha(seed, []byte(":"+r[i])) < Sha(seed, []byte(":"+r[j]))
-		})
-	}
-	return out
-}
-
-func (d PublishedDraw) Units(v int64) int {
-	for _, u := range d.Variants {
-		if u.VariantID == v {
-			return u.StockTotal
-		}
-	}
-	return 0
+	return r
 }
 
 func (s *Server) Draw(tb testing.TB, id int64) PublishedDraw {
