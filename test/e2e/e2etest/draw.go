@@ -2,14 +2,19 @@ package e2etest
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/seckill/seckill/internal/draw/drawvec"
-
+	"github.com/seckill/seckill/internal/drawkey"
 	"github.com/seckill/seckill/internal/httpapi"
+	"github.com/seckill/seckill/internal/testenv"
 )
 
 // DrawBody is a draw of sneakers in sizes: entries for ten minutes from
@@ -85,4 +90,53 @@ func (s *Server) Enter(tb testing.TB, id int64, tok string, variant any) Reply {
 func (s *Server) EnterWith(tb testing.TB, id int64, tok string, body map[string]any) Reply {
 	tb.Helper()
 	return s.Call(tb, "POST", "/api/v1/items/"+Itoa(id)+"/entry", tok, body, httpapi.ProofOfWorkHeader, s.Proof(tb, id, tok))
+}
+
+// NewDraw creates a draw sale of one size whose entries open at opens.
+func (s *Server) NewDraw(tb testing.TB, opens time.Time) int64 {
+	tb.Helper()
+	r := s.Call(tb, "POST", "/api/v1/admin/items", AdminToken, DrawBody(opens, Size("EU 42", 1)))
+	if r.Status != 201 {
+		tb.Fatalf("create draw: %d %s", r.Status, r.Raw)
+	}
+	return int64(Num(r.Body, "id"))
+}
+
+// EnterMany enters n shoppers named prefix-i in draw sale id.
+func (s *Server) EnterMany(tb testing.TB, id int64, prefix string, n int) {
+	tb.Helper()
+	for i := range n {
+		if r := s.Enter(tb, id, s.Login(tb, fmt.Sprintf("%s-%d", prefix, i)), 0); r.Status != 200 {
+			tb.Fatalf("enter: %d %s", r.Status, r.Raw)
+		}
+	}
+}
+
+// TestDrawKey is the draw key of the tests' servers, fresh per test binary.
+var TestDrawKey, TestDrawKeys = NewDrawKey("test")
+
+func NewDrawKey(id string) ([]byte, drawkey.Ring) {
+	secret := make([]byte, 32)
+	rand.Read(secret)
+	r, err := drawkey.Parse(id + ":" + base64.StdEncoding.EncodeToString(secret))
+	if err != nil {
+		panic(err)
+	}
+	return secret, r
+}
+
+// Sibling starts a server on s's MySQL database with other draw keys and a
+// Redis prefix of its own, so its fleet jobs run whatever s's do: the
+// draw job of each runs on every period.
+func (s *Server) Sibling(tb testing.TB, clk interface{ Now() time.Time }, log *slog.Logger, keys drawkey.Ring) *Server {
+	tb.Helper()
+	cfg := s.Cfg
+	cfg.HTTPAddr, cfg.DrawKeys = "127.0.0.1:0", keys
+	_, cfg.RedisPrefix = testenv.RedisOn(tb, cfg.Redis)
+	return Launch(tb, clk, log, cfg, s.Db)
+}
+
+func (s *Server) Entry(t *testing.T, id int64, tok string) Reply {
+	t.Helper()
+	return s.Call(t, "GET", "/api/v1/items/"+Itoa(id)+"/entry", tok, nil)
 }
