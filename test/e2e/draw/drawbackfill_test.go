@@ -21,12 +21,7 @@ func TestDrawBackfillSellsEveryUnit(t *testing.T) {
 	clk := e2etest.NewClock(e2etest.T0)
 	s := e2etest.Start(t, clk)
 	s2 := s.Twin(t, clk)
-	created := s.Call(t, "POST", "/api/v1/admin/items", e2etest.AdminToken,
-		e2etest.DrawBody(e2etest.T0, e2etest.Size("EU 40", 5), e2etest.Size("EU 41", 5), e2etest.Size("EU 42", 5)))
-	if created.Status != 201 {
-		t.Fatalf("create draw: %s", created.Raw)
-	}
-	id, sizes := int64(e2etest.Num(created.Body, "id")), e2etest.VariantIDs(t, created)
+	id, sizes := s.CreateDraw(t, e2etest.DrawBody(e2etest.T0, e2etest.Size("EU 40", 5), e2etest.Size("EU 41", 5), e2etest.Size("EU 42", 5)))
 	path := "/api/v1/items/" + e2etest.Itoa(id)
 	labels := []string{"EU 40", "EU 41", "EU 42"}
 

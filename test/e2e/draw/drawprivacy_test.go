@@ -24,11 +24,7 @@ func TestDrawProofHidesWhoEntered(t *testing.T) {
 	t.Parallel()
 	clk := e2etest.NewClock(e2etest.T0)
 	s := e2etest.Start(t, clk)
-	created := s.Call(t, "POST", "/api/v1/admin/items", e2etest.AdminToken, e2etest.DrawBody(e2etest.T0, e2etest.Size("EU 41", 2), e2etest.Size("EU 42", 1)))
-	if created.Status != 201 {
-		t.Fatalf("create draw: %s", created.Raw)
-	}
-	id, sizes := int64(e2etest.Num(created.Body, "id")), e2etest.VariantIDs(t, created)
+	id, sizes := s.CreateDraw(t, e2etest.DrawBody(e2etest.T0, e2etest.Size("EU 41", 2), e2etest.Size("EU 42", 1)))
 	known := []string{"ann@example.com", "bob@example.com", "cyd@example.com", "dee@example.com", "eve@example.com"}
 	answers := map[string]e2etest.Reply{}
 	for i, u := range known[:4] { // eve does not enter

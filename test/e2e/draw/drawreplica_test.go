@@ -26,11 +26,8 @@ func TestDrawEntryShowsOnlyReplicatedPurchase(t *testing.T) {
 	s := e2etest.Start(t, clk, e2etest.On(redisconn.Target{Addr: primaryAddr}), func(c *config.Config) {
 		c.MinReplicas, c.ReplicaTimeout = 1, 50*time.Millisecond
 	})
-	created := s.Call(t, "POST", "/api/v1/admin/items", e2etest.AdminToken, e2etest.DrawBody(e2etest.T0, e2etest.Size("EU 41", 1)))
-	if created.Status != 201 {
-		t.Fatalf("create draw: %s", created.Raw)
-	}
-	id, v := int64(e2etest.Num(created.Body, "id")), e2etest.VariantIDs(t, created)["EU 41"]
+	id, sizes := s.CreateDraw(t, e2etest.DrawBody(e2etest.T0, e2etest.Size("EU 41", 1)))
+	v := sizes["EU 41"]
 	path := "/api/v1/items/" + e2etest.Itoa(id)
 	alice := s.Login(t, "alice")
 	if r := s.Enter(t, id, alice, v); r.Status != 200 {

@@ -16,11 +16,8 @@ import (
 // id and the shoppers' tokens in ranking order.
 func drawnSale(t *testing.T, s *e2etest.Server, clk *e2etest.Clock, units int, shoppers ...string) (int64, int64, []string) {
 	t.Helper()
-	created := s.Call(t, "POST", "/api/v1/admin/items", e2etest.AdminToken, e2etest.DrawBody(clk.Now(), e2etest.Size("EU 42", units)))
-	if created.Status != 201 {
-		t.Fatalf("create draw: %s", created.Raw)
-	}
-	id, v := int64(e2etest.Num(created.Body, "id")), e2etest.VariantIDs(t, created)["EU 42"]
+	id, sizes := s.CreateDraw(t, e2etest.DrawBody(clk.Now(), e2etest.Size("EU 42", units)))
+	v := sizes["EU 42"]
 	byEntry := map[string]string{}
 	for _, u := range shoppers {
 		tok := s.Login(t, u)

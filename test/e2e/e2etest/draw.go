@@ -140,3 +140,14 @@ func (s *Server) Entry(t *testing.T, id int64, tok string) Reply {
 	t.Helper()
 	return s.Call(t, "GET", "/api/v1/items/"+Itoa(id)+"/entry", tok, nil)
 }
+
+// CreateDraw creates the draw sale body describes as the admin, failing tb
+// unless it is created, and returns its id and its variants' ids by label.
+func (s *Server) CreateDraw(tb testing.TB, body map[string]any) (int64, map[string]int64) {
+	tb.Helper()
+	created := s.Call(tb, "POST", "/api/v1/admin/items", AdminToken, body)
+	if created.Status != 201 {
+		tb.Fatalf("create draw: %s", created.Raw)
+	}
+	return int64(Num(created.Body, "id")), VariantIDs(tb, created)
+}
