@@ -1,6 +1,7 @@
--- offer.lua: the units of a draw sale passed to shoppers (package draw), in
--- one atomic step against the purchases that use them (lua/reserve.lua).
--- Only the fleet's draw job calls it, one server at a time.
+-- offer.lua: the units of a draw sale passed to shoppers (package draw, which
+-- runs it through internal/stock/offer.go), in one atomic step against the
+-- purchases that use them (lua/reserve.lua). Only the fleet's draw job calls
+-- it, one server at a time.
 --
 -- KEYS[1] offers  hash: user id -> "variantID:deadlineMs", then ":bought"
 --                 (reserve.lua) or ":expired" (here) appended once settled

@@ -19,13 +19,13 @@ import (
 	"golang.org/x/sync/errgroup"
 	"gorm.io/gorm"
 
-	"github.com/seckill/seckill/internal/admission"
 	"github.com/seckill/seckill/internal/audit"
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/config"
 	"github.com/seckill/seckill/internal/dashboard"
 	"github.com/seckill/seckill/internal/database"
 	"github.com/seckill/seckill/internal/draw"
+	"github.com/seckill/seckill/internal/front"
 	"github.com/seckill/seckill/internal/httpapi"
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/metrics"
@@ -38,7 +38,6 @@ import (
 	"github.com/seckill/seckill/internal/revoke"
 	"github.com/seckill/seckill/internal/room"
 	"github.com/seckill/seckill/internal/sale"
-	"github.com/seckill/seckill/internal/soldout"
 	"github.com/seckill/seckill/internal/stock"
 	"github.com/seckill/seckill/internal/sync/lock"
 	"github.com/seckill/seckill/internal/sync/stocksync"
@@ -74,8 +73,7 @@ type App struct {
 	audit     *audit.Store
 	metrics   *metrics.Set
 	hub       *dashboard.Hub
-	soldOut   *soldout.Marks
-	gate      *admission.Gate
+	front     *front.Front
 	limiter   *ratelimit.Limiter
 	rooms     *room.Store
 	roomWatch *room.Watcher
@@ -113,7 +111,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.locks = lock.New(a.rdb, a.cfg.RedisPrefix)
 	a.syncer = stocksync.New(a.db, a.stock, a.locks, now, a.log)
 	a.sales = sale.New(a.db, a.stock, a.syncer, now, a.log)
-	a.draws = draw.New(a.db, a.rdb, a.keys, now, a.log)
+	a.draws = draw.New(a.db, draw.Stores{Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders}, now, a.log)
 	a.draws.WaitReplicated(a.stock.Replicated)
 	a.outbox = webhook.NewWriter(cfg.WebhookURLs, now, cfg.WebhookGiveUp)
 	a.webhooks = webhook.NewStore(a.db)
@@ -153,9 +151,11 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.stock.SetLimits(stock.Limits{ShopperEvery: cfg.RateShopper.Every(), ShopperBurst: cfg.RateShopper.Burst,
 		ClientEvery: cfg.RateIP.Every(), ClientBurst: cfg.RateIP.Burst})
 	a.limiter.OnBatch(a.metrics.Batch("ratelimit"))
-	a.soldOut = soldout.New(cfg.SoldOutTTL, now)
-	a.gate = admission.New(cfg.AdmitMultiple, cfg.AdmitFloor, time.Second, now)
-	a.stock.OnReturn(a.stockReturned)
+	a.front = front.New(a.sales, a.stock, front.NewGate(cfg.AdmitMultiple, cfg.AdmitFloor, time.Second, now),
+		front.NewMarks(cfg.SoldOutTTL, now))
+	// Stock that comes back, here or (announced over pub/sub) on another
+	// server, lifts what holds shoppers back from the sale.
+	a.stock.OnReturn(a.front.Returned)
 	a.hints = order.NewHints()
 	a.stock.OnQueued(a.hints.Queued)
 	a.feed = orderfeed.New(a.rdb, a.keys.OrdersChannel(), a.log)
@@ -205,28 +205,27 @@ func (a *App) listen(now func() time.Time) error {
 	stopping := make(chan struct{})
 	engine := httpapi.New(httpapi.Deps{
 		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Sales: a.sales, Syncer: a.syncer,
-		Draws: a.draws, Room: a.rooms, RoomEvents: a.roomWatch, Unpaid: a.unpaid, Events: a.hub, Audit: a.audit, Auditor: a.audit, OrderFeed: a.feed,
-		Webhooks:    a.webhooks,
+		Draws: a.draws, Room: a.rooms, RoomEvents: a.roomWatch, Unpaid: a.unpaid, Events: a.hub, Audit: a.audit, OrderFeed: a.feed,
+		Webhooks:    webhook.NewAdmin(a.webhooks, a.audit, a.log, a.cfg.WebhookURLs, a.cfg.WebhookGiveUp, time.Now),
 		Revocations: revoke.New(a.rdb, a.keys),
-		Limiter:     a.limiter, Gate: a.gate, SoldOut: a.soldOut,
+		Limiter:     a.limiter, Front: a.front,
 		Metrics: httpapi.Metrics{Requests: a.metrics, Pow: a.metrics, Page: a.metrics.Handler(a.cfg.OpsCache)},
 		// A proof's age and a network's rate are real time, whatever clock
 		// decides the sales.
 		PowPricer: pow.NewPricer(a.rdb, a.keys, pow.DefaultPolicy(a.cfg.PoWDifficulty), now),
 		PowLedger: pow.NewLedger(a.rdb, a.keys, time.Now),
 		Reports:   report.New(a.db, now), Counters: a.counters,
-		Tokens: httpapi.NewTokens(a.cfg.JWTSecret, a.cfg.SessionTTL, now),
-		Web:    web.FS, Logger: a.log, Now: now,
+		Web: web.FS, Logger: a.log, Now: now,
 		NewOrderID: func() string { return ulid.MustNew(ulid.Timestamp(a.wall()), ulid.DefaultEntropy()).String() },
 		Wall:       a.wall,
 		Ready:      a.ready, Stopping: stopping,
 		Settings: httpapi.Settings{
 			AdminToken: a.cfg.AdminToken, DemoLogin: a.cfg.DemoLogin, TrustedProxies: a.cfg.TrustedProxies,
+			JWTSecret: a.cfg.JWTSecret, SessionTTL: a.cfg.SessionTTL,
 			Rates:                httpapi.Rates{Shopper: a.cfg.RateShopper, IP: a.cfg.RateIP, Login: a.cfg.RateLogin},
 			RequirePurchaseToken: a.cfg.PurchaseTokens, PurchaseTokenTTL: a.cfg.PurchaseTTL,
 			SecureCookies: a.cfg.SecureCookies, StreamsPerIP: a.cfg.StreamsPerIP,
 			BodyTimeout: cmp.Or(a.cfg.BodyTimeout, 10*time.Second), OpsCache: a.cfg.OpsCache,
-			WebhookEndpoints: a.cfg.WebhookURLs, WebhookGiveUp: a.cfg.WebhookGiveUp,
 			DemoPayments: a.cfg.DemoPayments, PaymentSecret: a.cfg.PaymentSecret,
 			RequireProofOfWork: a.cfg.PoW, PowDifficulty: a.cfg.PoWDifficulty,
 		},
@@ -277,7 +276,7 @@ func (a *App) Run(ctx context.Context) error {
 	g.Go(func() error { return a.feed.Run(workers) })
 	// Stops after HTTP, so its last flush has every purchase counted.
 	g.Go(func() error { return a.counters.Run(workers, countersFlushEvery) })
-	g.Go(func() error { return soldout.Listen(workers, a.rdb, a.keys.ReturnsChannel(), a.stockReturned, a.log) })
+	g.Go(func() error { return a.front.Listen(workers, a.rdb, a.keys.ReturnsChannel(), a.log) })
 	jobs := a.locks.NewJobs(a.log)
 	jobs.OnRun = a.metrics.JobRan
 	g.Go(func() error { return jobs.Run(workers, a.jobs()...) })
@@ -344,13 +343,6 @@ func (a *App) roomSales(now func() time.Time) func(ctx context.Context) ([]room.
 		}
 		return out, nil
 	}
-}
-
-// stockReturned lifts what holds shoppers back from a sale whose stock came
-// back, here or (announced over pub/sub) on another server.
-func (a *App) stockReturned(r keyspace.Return) {
-	a.soldOut.Returned(r.ItemID, r.Count)
-	a.gate.Returned(r.ItemID, r.Left)
 }
 
 // Close releases the connections; Run calls it.

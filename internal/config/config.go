@@ -44,7 +44,7 @@ type Config struct {
 	PurchaseTokens bool             // SECKILL_PURCHASE_TOKENS: purchases need a token issued from the opening second
 	PurchaseTTL    time.Duration    // SECKILL_PURCHASE_TOKEN_TTL
 	AdmitMultiple  int              // SECKILL_ADMISSION_MULTIPLE: purchases per second per sale reaching Redis without a unit, as a multiple of stock left; 0 = off
-	AdmitFloor     int              // SECKILL_ADMISSION_FLOOR: while units are left, the gate's cap per variant and second never falls below this (see internal/admission for why)
+	AdmitFloor     int              // SECKILL_ADMISSION_FLOOR: while units are left, the gate's cap per variant and second never falls below this (see internal/front/gate.go for why)
 	SecureCookies  bool             // SECKILL_SECURE_COOKIES: mark cookies Secure (behind a proxy that ends TLS)
 	SoldOutTTL     time.Duration    // SECKILL_SOLDOUT_TTL: how long a local sold-out mark answers without Redis; 0 = off
 	PprofAddr      string           // SECKILL_PPROF_ADDR: serve Go's profiler here; empty = off

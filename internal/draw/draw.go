@@ -7,14 +7,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"gorm.io/gorm"
 
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/drawkey"
-	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/webhook"
-	"github.com/seckill/seckill/lua"
 )
 
 // Errors of entering and looking.
@@ -37,14 +34,12 @@ const DefaultPurchaseWindow = 600 * time.Second
 
 // Service enters shoppers, draws, and passes units down the rankings.
 type Service struct {
-	db    *gorm.DB
-	rdb   redis.UniversalClient
-	keys  keyspace.Space
-	now   func() time.Time // the sale's clock: windows, the close
-	wall  func() time.Time // how old a cached reading is
-	log   *slog.Logger
-	offer *redis.Script
-	out   *webhook.Writer // events for the shop's systems; nil: none
+	db     *gorm.DB // draw_entries, and the transactions the catalog joins
+	stores Stores
+	now    func() time.Time // the sale's clock: windows, the close
+	wall   func() time.Time // how old a cached reading is
+	log    *slog.Logger
+	out    *webhook.Writer // events for the shop's systems; nil: none
 	// drawKeys derive the seeds of sales at their draw (UseKeys).
 	drawKeys drawkey.Ring
 	// legacy are the draws made before draw keys that may be drawn from
@@ -59,9 +54,10 @@ type Service struct {
 	replicated func(ctx context.Context, itemIDs []int64) error
 }
 
-// New returns the draw service.
-func New(db *gorm.DB, rdb redis.UniversalClient, keys keyspace.Space, now func() time.Time, log *slog.Logger) *Service {
-	return &Service{db: db, rdb: rdb, keys: keys, now: now, wall: time.Now, log: log, offer: redis.NewScript(lua.Offer),
+// New returns the draw service: its entries in db, the sales, offers and
+// orders in stores.
+func New(db *gorm.DB, stores Stores, now func() time.Time, log *slog.Logger) *Service {
+	return &Service{db: db, stores: stores, now: now, wall: time.Now, log: log,
 		proofs: map[int64]builtProof{}, standings: map[variantKey]standingRead{}}
 }
 
@@ -116,7 +112,7 @@ func deadline(it catalog.Item, now time.Time) time.Time {
 }
 
 func (s *Service) item(ctx context.Context, id int64) (catalog.Item, error) {
-	it, err := catalog.NewStore(s.db).Get(ctx, id)
+	it, err := s.stores.Catalog.Get(ctx, id)
 	if err != nil {
 		return catalog.Item{}, err
 	}

@@ -7,14 +7,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"gorm.io/gorm"
 
 	"github.com/seckill/seckill/internal/catalog"
-	"github.com/seckill/seckill/internal/keyspace"
 )
 
 // entryRow is a row of draw_entries.
@@ -76,7 +73,7 @@ type Entry struct {
 func (s *Service) Enter(ctx context.Context, itemID int64, user string, variantID int64, secret []byte) (Entry, error) {
 	var out Entry
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		it, err := catalog.NewStore(tx).GetShared(ctx, itemID)
+		it, err := s.stores.Catalog.WithTx(tx).GetShared(ctx, itemID)
 		if err != nil {
 			return err
 		}
@@ -182,147 +179,3 @@ func entryOf(it catalog.Item, row entryRow) Entry {
 // commitmentOf is the sale's commitment as its published draw shows it
 // (seed_sha256).
 func commitmentOf(it catalog.Item) string { return hex.EncodeToString(it.DrawCommitment) }
-
-// Look returns user's entry in draw sale itemID and, once drawn, how it
-// stands.
-func (s *Service) Look(ctx context.Context, itemID int64, user string) (Entry, error) {
-	it, err := s.item(ctx, itemID)
-	if err != nil {
-		return Entry{}, err
-	}
-	var row entryRow
-	err = s.db.WithContext(ctx).Take(&row, "item_id = ? AND user_id = ?", itemID, user).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Entry{}, ErrNoEntry
-	}
-	if err != nil {
-		return Entry{}, err
-	}
-	e := entryOf(it, row)
-	now := s.now()
-	if it.DrawnAt == nil || row.Place == nil {
-		if !now.Before(it.EndsAt) {
-			e.Result = ResultLost // ended before it was drawn, or its variant removed
-		}
-		return e, nil
-	}
-	if row.OfferState != nil {
-		return s.won(ctx, it, row, e, now), nil
-	}
-	st, err := s.standing(ctx, it, row.VariantID)
-	if err != nil {
-		return Entry{}, err
-	}
-	if !now.Before(it.EndsAt) || st.finished {
-		e.Result = ResultLost
-		return e, nil
-	}
-	pos := *row.Place - st.reached
-	e.Result, e.Position = ResultWaitlist, &pos
-	return e, nil
-}
-
-// won is an entry offered a unit: the offer's state is Redis's, which a
-// purchase changes at once; MySQL's follows within a run of the job.
-func (s *Service) won(ctx context.Context, it catalog.Item, row entryRow, e Entry, now time.Time) Entry {
-	stored := *row.OfferState
-	e.Result, e.Position, e.OfferState = ResultWon, row.Place, stored
-	k := s.keys.Item(it.ID)
-	if live, err := s.rdb.HGet(ctx, k.DrawOffers(), row.UserID).Result(); err == nil {
-		e.OfferState = stateOf(live)
-	}
-	vouched := e.OfferState != offerBought || s.acknowledged(ctx, it.ID)
-	if !vouched && stored != offerBought {
-		e.OfferState = stored
-	}
-	if e.OfferState == offerOpen && row.Deadline != nil && now.Before(*row.Deadline) {
-		d := row.Deadline.UTC()
-		e.Deadline = &d
-	} else if e.OfferState == offerOpen {
-		e.OfferState = offerExpired // the job has not marked it yet
-	}
-	if e.OfferState == offerBought && vouched {
-		if v, err := s.rdb.HGet(ctx, k.Buyers(), row.UserID).Result(); err == nil {
-			if b, err := keyspace.ParseBuyer(v); err == nil {
-				e.OrderID = &b.OrderID
-			}
-		}
-	}
-	return e
-}
-
-// acknowledged reports whether a purchase Redis holds may be shown (its
-// order, the offer bought): only once the replicas a purchase waits for
-// have it, as its 202 was, so a failover cannot take back what the entry
-// showed. Until then the entry shows MySQL's state, and no order.
-func (s *Service) acknowledged(ctx context.Context, itemID int64) bool {
-	return s.replicated == nil || s.replicated(ctx, []int64{itemID}) == nil
-}
-
-// WaitReplicated has a winner's entry show a purchase Redis holds only once
-// replicas have it (stock.Store.Replicated). Set it before serving.
-func (s *Service) WaitReplicated(gate func(ctx context.Context, itemIDs []int64) error) {
-	s.replicated = gate
-}
-
-type variantKey struct{ item, variant int64 }
-
-// standingRead is how far a variant's ranking has been offered, and
-// whether it is finished: every unit paid for, so no unit can come back to
-// its waitlist (a paid order is not cancelled by its shopper).
-type standingRead struct {
-	at       time.Time
-	reached  int
-	finished bool
-}
-
-// standing reads a variant's standing at most once a second per server: a
-// waitlist of thousands polls it.
-func (s *Service) standing(ctx context.Context, it catalog.Item, variantID int64) (standingRead, error) {
-	now := s.wall()
-	key := variantKey{it.ID, variantID}
-	s.mu.Lock()
-	st, ok := s.standings[key]
-	s.mu.Unlock()
-	if ok && now.Sub(st.at) < time.Second && !now.Before(st.at) {
-		return st, nil
-	}
-	var read struct {
-		Reached *int
-		Paid    int
-	}
-	err := s.db.WithContext(ctx).Raw("SELECT (SELECT MAX(place) FROM draw_entries WHERE item_id = ? AND variant_id = ? AND offer_state IS NOT NULL) AS reached, "+
-		"(SELECT COUNT(*) FROM orders WHERE item_id = ? AND variant_id = ? AND status = 'paid') AS paid",
-		it.ID, variantID, it.ID, variantID).Scan(&read).Error
-	if err != nil {
-		return standingRead{}, err
-	}
-	st = standingRead{at: now}
-	if read.Reached != nil {
-		st.reached = *read.Reached
-	}
-	if v, ok := it.Variant(variantID); ok {
-		st.finished = read.Paid >= v.StockTotal
-	}
-	s.mu.Lock()
-	s.standings[key] = st
-	s.mu.Unlock()
-	return st, nil
-}
-
-// stateOf reads an offer's state from its Redis value.
-func stateOf(v string) string {
-	switch {
-	case strings.HasSuffix(v, ":"+offerBought):
-		return offerBought
-	case strings.HasSuffix(v, ":"+offerExpired):
-		return offerExpired
-	default:
-		return offerOpen
-	}
-}
-
-// offerValue is an open offer as Redis holds it.
-func offerValue(variantID int64, deadline time.Time) string {
-	return strconv.FormatInt(variantID, 10) + ":" + strconv.FormatInt(deadline.UnixMilli(), 10)
-}

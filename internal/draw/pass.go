@@ -3,7 +3,6 @@ package draw
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"gorm.io/gorm"
@@ -37,7 +36,7 @@ const minWindow = 10 * time.Second
 // stock, where step 3 finds it; its shopper's offer stays bought, so they
 // cannot take it back.
 func (s *Service) pass(ctx context.Context, id int64) error {
-	it, err := catalog.NewStore(s.db).Get(ctx, id)
+	it, err := s.stores.Catalog.Get(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -78,9 +77,7 @@ func (s *Service) settle(ctx context.Context, it catalog.Item, now time.Time) er
 	if err := s.db.WithContext(ctx).Where("item_id = ? AND offer_state = ?", it.ID, offerOpen).Find(&open).Error; err != nil {
 		return err
 	}
-	k := s.keys.Item(it.ID)
-	keys := []string{k.DrawOffers(), k.VariantStock()}
-	held, err := s.rdb.HGetAll(ctx, k.DrawOffers()).Result()
+	held, err := s.stores.Stock.Offers(ctx, it.ID)
 	if err != nil {
 		return err
 	}
@@ -108,13 +105,13 @@ func (s *Service) settle(ctx context.Context, it catalog.Item, now time.Time) er
 			r.Deadline = &until
 			fallthrough
 		case state == offerOpen && v != offerValue(r.VariantID, *r.Deadline):
-			if v, err = s.offer.Run(ctx, s.rdb, keys, "publish", r.UserID, offerValue(r.VariantID, *r.Deadline)).Text(); err != nil {
+			if v, err = s.stores.Stock.PublishOffer(ctx, it.ID, r.UserID, offerValue(r.VariantID, *r.Deadline)); err != nil {
 				return err
 			}
 			state = stateOf(v)
 		}
 		if state == offerOpen && !now.Before(*r.Deadline) {
-			if v, err = s.offer.Run(ctx, s.rdb, keys, "expire", r.UserID, strconv.FormatInt(now.UnixMilli(), 10)).Text(); err != nil {
+			if v, err = s.stores.Stock.ExpireOffer(ctx, it.ID, r.UserID, now); err != nil {
 				return err
 			}
 			state = stateOf(v)
@@ -133,13 +130,11 @@ func (s *Service) settle(ctx context.Context, it catalog.Item, now time.Time) er
 // hasOrder says whether user holds or held an order in sale itemID: one
 // Redis still queues, or one MySQL has, whatever its status.
 func (s *Service) hasOrder(ctx context.Context, itemID int64, user string) (bool, error) {
-	queued, err := s.rdb.HExists(ctx, s.keys.Item(itemID).Buyers(), user).Result()
+	queued, err := s.stores.Stock.HoldsBuyer(ctx, itemID, user)
 	if err != nil || queued {
 		return queued, err
 	}
-	var n int
-	err = s.db.WithContext(ctx).Raw("SELECT COUNT(*) FROM orders WHERE item_id = ? AND user_id = ?", itemID, user).Scan(&n).Error
-	return n > 0, err
+	return s.stores.Orders.Ordered(ctx, itemID, user)
 }
 
 func (s *Service) offerFree(ctx context.Context, it catalog.Item, variantID int64, now time.Time) error {
@@ -148,9 +143,7 @@ func (s *Service) offerFree(ctx context.Context, it catalog.Item, variantID int6
 	if until.Sub(later(at, it.StartsAt)) < minWindow {
 		return nil
 	}
-	k := s.keys.Item(it.ID)
-	keys := []string{k.DrawOffers(), k.VariantStock()}
-	free, err := s.offer.Run(ctx, s.rdb, keys, "free", strconv.FormatInt(variantID, 10), strconv.FormatInt(now.UnixMilli(), 10)).Int()
+	free, err := s.stores.Stock.FreeUnits(ctx, it.ID, variantID, now)
 	if err != nil || free == 0 {
 		return err
 	}
@@ -174,7 +167,7 @@ func (s *Service) offerFree(ctx context.Context, it catalog.Item, variantID int6
 		if err != nil || !mine {
 			return err
 		}
-		if err := s.offer.Run(ctx, s.rdb, keys, "publish", r.UserID, offerValue(variantID, until)).Err(); err != nil {
+		if _, err := s.stores.Stock.PublishOffer(ctx, it.ID, r.UserID, offerValue(variantID, until)); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/seckill/seckill/internal/catalog"
@@ -97,24 +98,67 @@ func (s *Service) Proof(ctx context.Context, itemID int64) (Proof, error) {
 	}
 	drawnAt, seed := it.DrawnAt.UTC(), hex.EncodeToString(it.DrawSeed)
 	p.DrawnAt, p.Seed, p.Variants = &drawnAt, &seed, unitsOf(it, true)
-	entries, winners, backfilled := []Ticket{}, []Ticket{}, []Ticket{}
+	entries := []Ticket{}
+	var offered []offeredRow
 	q := s.db.WithContext(ctx)
 	err = q.Raw("SELECT entry_id, variant_id FROM draw_entries WHERE item_id = ? ORDER BY entry_id", itemID).Scan(&entries).Error
 	if err == nil {
-		err = q.Raw("SELECT e.entry_id, e.variant_id FROM draw_entries e JOIN variants v ON v.id = e.variant_id "+
-			"WHERE e.item_id = ? AND e.offer_state IS NOT NULL AND e.place <= v.draw_units ORDER BY e.variant_id, e.place", itemID).
-			Scan(&winners).Error
-	}
-	if err == nil {
-		err = q.Raw("SELECT e.entry_id, e.variant_id FROM draw_entries e JOIN variants v ON v.id = e.variant_id "+
-			"WHERE e.item_id = ? AND e.offer_state IS NOT NULL AND e.place > v.draw_units ORDER BY e.offered_at, e.variant_id, e.place", itemID).
-			Scan(&backfilled).Error
+		err = q.Raw("SELECT entry_id, variant_id, place, offered_at FROM draw_entries "+
+			"WHERE item_id = ? AND offer_state IS NOT NULL ORDER BY variant_id, place", itemID).Scan(&offered).Error
 	}
 	if err != nil {
 		return Proof{}, err
 	}
+	winners, backfilled := splitOffered(it, offered)
 	p.EntryCount, p.Entries, p.Winners, p.Backfilled = len(entries), &entries, &winners, &backfilled
 	return p, nil
+}
+
+// offeredRow is an entry offered a unit, at the draw or by backfill.
+type offeredRow struct {
+	EntryID   string
+	VariantID int64
+	Place     *int
+	OfferedAt *time.Time
+}
+
+// splitOffered parts the offered entries, by variant and place, into the
+// draw's winners (a place within the units the variant was drawn with) and
+// those backfill reached since, in the order they were offered. An entry of
+// a variant since removed, or never drawn, is in neither.
+func splitOffered(it catalog.Item, offered []offeredRow) (winners, backfilled []Ticket) {
+	units := make(map[int64]int, len(it.Variants))
+	for _, v := range it.Variants {
+		if v.DrawUnits != nil {
+			units[v.ID] = *v.DrawUnits
+		}
+	}
+	winners, backfilled = []Ticket{}, []Ticket{}
+	var late []offeredRow
+	for _, r := range offered {
+		u, ok := units[r.VariantID]
+		switch {
+		case !ok || r.Place == nil:
+		case *r.Place <= u:
+			winners = append(winners, Ticket{EntryID: r.EntryID, VariantID: r.VariantID})
+		default:
+			late = append(late, r)
+		}
+	}
+	// Stable: entries offered at once stay by variant, then place.
+	slices.SortStableFunc(late, func(a, b offeredRow) int { return offeredAt(a).Compare(offeredAt(b)) })
+	for _, r := range late {
+		backfilled = append(backfilled, Ticket{EntryID: r.EntryID, VariantID: r.VariantID})
+	}
+	return winners, backfilled
+}
+
+// offeredAt is when r was offered; never (as MySQL sorts NULL first) if unset.
+func offeredAt(r offeredRow) time.Time {
+	if r.OfferedAt == nil {
+		return time.Time{}
+	}
+	return *r.OfferedAt
 }
 
 // unitsOf lists the sale's variants with their units: as drawn, or as now.

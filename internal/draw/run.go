@@ -9,7 +9,6 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/sync/lock"
 )
 
@@ -27,22 +26,19 @@ func (s *Service) Job(every time.Duration) lock.Job {
 // Redis, which the next run copies over if it was not.
 func (s *Service) Run(ctx context.Context) error {
 	now := s.now()
-	var due, live []int64
-	// A draw whose sale ended before it ran is not drawn: nobody could buy.
-	err := s.db.WithContext(ctx).Raw("SELECT id FROM items WHERE mode = ? AND drawn_at IS NULL AND entries_close_at <= ? "+
-		"AND ends_at > ? AND retired_at IS NULL", catalog.ModeDraw, now, now).Scan(&due).Error
+	// A draw whose sale ended before it ran is not due: nobody could buy.
+	due, err := s.stores.Catalog.DrawsDue(ctx, now)
 	if err != nil {
-		return fmt.Errorf("find draws due: %w", err)
+		return err
 	}
 	// One sale failing must not hold up the others' draws and offers.
 	var errs []error
 	for _, id := range due {
 		errs = append(errs, s.draw(ctx, id))
 	}
-	err = s.db.WithContext(ctx).Raw("SELECT id FROM items WHERE mode = ? AND drawn_at IS NOT NULL AND ends_at > ? "+
-		"AND retired_at IS NULL", catalog.ModeDraw, now).Scan(&live).Error
+	live, err := s.stores.Catalog.DrawsOn(ctx, now)
 	if err != nil {
-		return errors.Join(append(errs, fmt.Errorf("find drawn sales: %w", err))...)
+		return errors.Join(append(errs, err)...)
 	}
 	for _, id := range live {
 		errs = append(errs, s.pass(ctx, id))
@@ -58,9 +54,10 @@ const drawBatch = 1000
 // on it, so none lands after the ranking is read; drawn_at makes a second
 // draw a no-op.
 func (s *Service) draw(ctx context.Context, id int64) error {
-	var offers map[string]any // user id -> offer, for Redis once committed
+	var offers map[string]string // user id -> offer, for Redis once committed
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		it, err := catalog.NewStore(tx).GetForUpdate(ctx, id)
+		sales := s.stores.Catalog.WithTx(tx)
+		it, err := sales.GetForUpdate(ctx, id)
 		if err != nil || it.DrawnAt != nil {
 			return err
 		}
@@ -81,9 +78,6 @@ func (s *Service) draw(ctx context.Context, id int64) error {
 		u := make(map[int64]int, len(it.Variants))
 		for _, v := range it.Variants {
 			u[v.ID] = v.StockTotal
-			if err := tx.Exec("UPDATE variants SET draw_units = stock_total WHERE id = ?", v.ID).Error; err != nil {
-				return err
-			}
 		}
 		now := s.now().UTC().Truncate(time.Millisecond)
 		until := deadline(it, now)
@@ -92,7 +86,7 @@ func (s *Service) draw(ctx context.Context, id int64) error {
 			return err
 		}
 		// The seed is stored, and public, only with the draw it made.
-		if err := tx.Exec("UPDATE items SET drawn_at = ?, draw_seed = ? WHERE id = ?", now, seed, id).Error; err != nil {
+		if err := sales.MarkDrawn(ctx, it, now, seed); err != nil {
 			return err
 		}
 		return s.out.Add(tx, drawnEvents(it, now, rows)...)
@@ -108,19 +102,14 @@ func (s *Service) draw(ctx context.Context, id int64) error {
 	s.log.InfoContext(ctx, "sale drawn", "item_id", id, "offers", len(offers))
 	// Nothing in Redis is settled before the draw, so one write sets every
 	// offer; a crash before it leaves them to the next run (pass).
-	if len(offers) > 0 {
-		if err := s.rdb.HSet(ctx, s.keys.Item(id).DrawOffers(), offers).Err(); err != nil {
-			return fmt.Errorf("publish the offers of sale %d: %w", id, err)
-		}
-	}
-	return nil
+	return s.stores.Stock.PublishOffers(ctx, id, offers)
 }
 
 // placeAll gives every entry its place in its variant's ranking and an
 // open offer to each variant's first units[v]; it returns the offers by
 // user id, as Redis holds them.
-func placeAll(ranking map[int64][]Ticket, units map[int64]int, byID map[string]*entryRow, now, until time.Time) map[string]any {
-	offers := map[string]any{}
+func placeAll(ranking map[int64][]Ticket, units map[int64]int, byID map[string]*entryRow, now, until time.Time) map[string]string {
+	offers := map[string]string{}
 	for v, r := range ranking {
 		for i, t := range r {
 			e := byID[t.EntryID]

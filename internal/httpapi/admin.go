@@ -8,6 +8,7 @@ import (
 
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/sync/stocksync"
+	"github.com/seckill/seckill/internal/token"
 )
 
 // SaleChanger creates and changes sales in both stores (sale.Service).
@@ -50,7 +51,7 @@ type adminAPI struct {
 	sync      SyncAdmin
 	dashboard Events
 	audit     AuditLog
-	sessions  adminSessions // asked by a dashboard stream whether its session was signed out
+	sessions  token.Admin // asked by a dashboard stream whether its session was signed out
 	sse       sseStreams
 }
 
@@ -166,7 +167,7 @@ func (a adminAPI) events(c *gin.Context) {
 	if cookie := c.GetString(adminSessionKey); cookie != "" {
 		// A dashboard left open must stop when its session is signed out.
 		alive = func() bool {
-			ok, err := a.sessions.valid(c.Request.Context(), cookie)
+			ok, err := a.sessions.Valid(c.Request.Context(), cookie)
 			return ok || err != nil // an unreachable list ends nothing already open
 		}
 	}

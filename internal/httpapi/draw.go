@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill/seckill/internal/draw"
+	"github.com/seckill/seckill/internal/token"
 )
 
 // Draws are the draw sales' entries and published draws (draw.Service).
@@ -20,28 +21,7 @@ type Draws interface {
 type drawAPI struct {
 	replier
 	draws  Draws
-	tokens purchaseTokens
-}
-
-type entryJSON struct {
-	EntryID   string    `json:"entry_id"`
-	VariantID int64     `json:"variant_id"`
-	EnteredAt time.Time `json:"entered_at"`
-	// What the shopper keeps to check their entry in the published draw:
-	// entry_id = hex(SHA-256(salt || entry_secret || user_id)), and the
-	// commitment (seed_sha256) as it was before the close. entry_secret
-	// is null for an entry made before secrets.
-	EntrySecret *string `json:"entry_secret"`
-	Commitment  string  `json:"commitment"`
-	Salt        string  `json:"salt"`
-	// Null before the draw.
-	Result   *string `json:"result"`
-	Position *int    `json:"position"`
-	// A drawn shopper's window to buy: its end, and the purchase token
-	// that lasts until then.
-	PurchaseDeadline *time.Time `json:"purchase_deadline"`
-	PurchaseToken    *string    `json:"purchase_token"`
-	OrderID          *string    `json:"order_id"`
+	tokens token.Purchase
 }
 
 func (a drawAPI) enter(c *gin.Context) {
@@ -91,20 +71,10 @@ func (a drawAPI) look(c *gin.Context) {
 	c.JSON(http.StatusOK, a.entry(c, id, e))
 }
 
-func (a drawAPI) entry(c *gin.Context, itemID int64, e draw.Entry) entryJSON {
-	out := entryJSON{EntryID: e.EntryID, VariantID: e.VariantID, EnteredAt: e.EnteredAt, Commitment: e.Commitment, Salt: e.Salt,
-		Position: e.Position, PurchaseDeadline: e.Deadline, OrderID: e.OrderID}
-	if e.EntrySecret != "" {
-		out.EntrySecret = &e.EntrySecret
-	}
-	if e.Result != "" {
-		out.Result = &e.Result
-	}
-	if e.Deadline != nil {
-		tok := a.tokens.issueUntil(userOf(c), itemID, *e.Deadline)
-		out.PurchaseToken = &tok
-	}
-	return out
+// entry shows e with the purchase token a drawn shopper buys with.
+func (a drawAPI) entry(c *gin.Context, itemID int64, e draw.Entry) draw.View {
+	user := userOf(c)
+	return e.View(func(deadline time.Time) string { return a.tokens.IssueUntil(user, itemID, deadline) })
 }
 
 func (a drawAPI) proof(c *gin.Context) {

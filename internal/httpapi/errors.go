@@ -16,8 +16,10 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/database"
 	"github.com/seckill/seckill/internal/draw"
 	"github.com/seckill/seckill/internal/drawkey"
+	"github.com/seckill/seckill/internal/front"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/redisconn"
 	"github.com/seckill/seckill/internal/room"
@@ -223,6 +225,7 @@ var errorTable = []struct {
 	{room.ErrNotWarmed, errWarming},
 	{stock.ErrOverLimit, errOverLimit},
 	{stock.ErrSoldOut, errSoldOut},
+	{front.ErrBusy, errBusy},
 	{stock.ErrIdempotencyConflict, errIdempotencyReused},
 	{stock.ErrBusy, errRewarming},
 	{stock.ErrRateLimited, errRateLimited},
@@ -230,6 +233,7 @@ var errorTable = []struct {
 	{drawkey.ErrNoKey, errDrawKeyMissing},
 	{stock.ErrReplicationTimeout, errReplication},
 	{stock.ErrQueueTooLong, errPaymentPending},
+	{sale.ErrPaymentPending, errPaymentPending},
 }
 
 // lookup finds the answer to err: its own if it is one, its row of the
@@ -261,7 +265,8 @@ func lookup(err error) *Error {
 	if redisconn.ScriptBusy(err) {
 		return errRedisBusy
 	}
-	if isUnavailable(err) {
+	// A store that cannot be reached is 503: a shopper should retry.
+	if redisconn.Unavailable(err) || database.Unavailable(err) {
 		return errUnavailable
 	}
 	return errInternal
@@ -281,9 +286,11 @@ func (r replier) fail(c *gin.Context, err error) {
 	ans := lookup(err)
 	// Deliberate answers (a busy sale shedding load) are not failures. A
 	// Redis stuck in a script refuses every request at once: the script
-	// hook counts and logs that once a second (metrics.Set.RedisHook).
+	// hook counts and logs that once a second (metrics.Set.RedisHook). A
+	// paid order still being saved is the provider's to retry.
 	var deliberate *Error
-	if ans.Status >= 500 && !errors.As(err, &deliberate) && ans != errRedisBusy && ans != errReplication {
+	if ans.Status >= 500 && !errors.As(err, &deliberate) && ans != errRedisBusy && ans != errReplication && ans != errBusy &&
+		!errors.Is(err, sale.ErrPaymentPending) {
 		r.log.ErrorContext(c.Request.Context(), "request failed", "path", c.FullPath(),
 			"request_id", c.Writer.Header().Get("X-Request-Id"), "err", err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/token"
 )
 
 // bodyLimit is the limit New installs with limitBody.
@@ -201,7 +202,7 @@ func FuzzSessionBody(f *testing.F) {
 	f.Add(append([]byte(`{"user_id":"`), bytes.Repeat([]byte("u"), 2<<20)...))
 
 	s := sessionAPI{replier: replier{log: slog.New(slog.DiscardHandler)}, demoLogin: true,
-		tokens: NewTokens(strings.Repeat("s", 32), time.Hour, time.Now)}
+		tokens: token.NewSession(strings.Repeat("s", 32), time.Hour, time.Now)}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		c, rec := fuzzContext(body)
 		s.login(c)
@@ -222,7 +223,7 @@ func FuzzSessionBody(f *testing.F) {
 			return
 		}
 		wantOneJSONValue(t, body)
-		if user, err := s.tokens.Verify(got.Token); err != nil || user != got.UserID || !userIDPattern.MatchString(user) {
+		if user, err := s.tokens.Verify(got.Token); err != nil || user != got.UserID || !token.ValidUser(user) {
 			t.Fatalf("login of %q issued a token for %q (%v), answered user %q", body, user, err, got.UserID)
 		}
 	})

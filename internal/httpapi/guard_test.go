@@ -21,8 +21,7 @@ func engine(t *testing.T, proxies ...string) *gin.Engine {
 	t.Helper()
 	return httpapi.New(httpapi.Deps{
 		Web: web.FS, Now: time.Now,
-		Tokens:   httpapi.NewTokens(strings.Repeat("s", 32), time.Hour, time.Now),
-		Settings: httpapi.Settings{AdminToken: "the-admin-token-0123456789", TrustedProxies: proxies},
+		Settings: httpapi.Settings{AdminToken: "the-admin-token-0123456789", JWTSecret: strings.Repeat("s", 32), SessionTTL: time.Hour, TrustedProxies: proxies},
 	})
 }
 
@@ -124,9 +123,8 @@ func TestPanicIsLoggedWithItsRequest(t *testing.T) {
 	var logs bytes.Buffer
 	r := httpapi.New(httpapi.Deps{
 		Web: web.FS, Now: time.Now,
-		Tokens:   httpapi.NewTokens(strings.Repeat("s", 32), time.Hour, time.Now),
 		Logger:   slog.New(slog.NewJSONHandler(&logs, nil)),
-		Settings: httpapi.Settings{AdminToken: "the-admin-token-0123456789"},
+		Settings: httpapi.Settings{AdminToken: "the-admin-token-0123456789", JWTSecret: strings.Repeat("s", 32), SessionTTL: time.Hour},
 	})
 	req := httptest.NewRequest("GET", "/api/v1/admin/items/1/stats", nil)
 	req.Header.Set("Authorization", "Bearer the-admin-token-0123456789")

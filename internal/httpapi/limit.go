@@ -2,14 +2,12 @@ package httpapi
 
 import (
 	"math"
-	"net/netip"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/seckill/seckill/internal/pow"
 	"github.com/seckill/seckill/internal/ratelimit"
 )
 
@@ -63,7 +61,7 @@ func (g *guards) purchaseLimit() gin.HandlerFunc {
 		if g.limiter == nil {
 			return
 		}
-		c.Set(clientKeyKey, clientKey(c.ClientIP()))
+		c.Set(clientKeyKey, ratelimit.ClientKey(c.ClientIP()))
 		if id, err := strconv.ParseInt(c.Param("id"), 10, 64); err != nil || !g.reserved.has(id) {
 			checked(c)
 		}
@@ -82,7 +80,7 @@ func (s *saleSet) has(id int64) bool { _, ok := s.m.Load(id); return ok }
 
 // checks lists the limits of an action, the shopper's first.
 func (g *guards) checks(c *gin.Context, action string) []ratelimit.Check {
-	ip := clientKey(c.ClientIP())
+	ip := ratelimit.ClientKey(c.ClientIP())
 	switch action {
 	case "login", "admin-login":
 		return []ratelimit.Check{{Key: g.limiter.Key("ip", ip, action), Rate: g.rates.Login}}
@@ -91,52 +89,4 @@ func (g *guards) checks(c *gin.Context, action string) []ratelimit.Check {
 		{Key: g.limiter.Key("shopper", userOf(c), action), Rate: g.rates.Shopper},
 		{Key: g.limiter.Key("ip", ip, action), Rate: g.rates.IP},
 	}
-}
-
-// clientKey is the unit an IP limit counts: the address for IPv4, the /64
-// for IPv6, since one IPv6 client commonly holds a whole /64.
-func clientKey(ip string) string {
-	addr, err := netip.ParseAddr(ip)
-	if err != nil || addr.Is4() || addr.Is4In6() {
-		return ip
-	}
-	p, err := addr.Prefix(64)
-	if err != nil {
-		return ip
-	}
-	return p.String()
-}
-
-// networkKey is the client network a proof-of-work challenge is bound to
-// and its difficulty follows: the /24 of an IPv4 address, the /64 of an
-// IPv6 one, about what one customer of a host or a carrier holds, so a farm
-// of bots renting neighbouring addresses still counts as one.
-func networkKey(ip string) string {
-	addr, err := netip.ParseAddr(ip)
-	if err != nil {
-		return ip
-	}
-	addr, bits := addr.Unmap(), 64
-	if addr.Is4() {
-		bits = 24
-	}
-	p, err := addr.Prefix(bits)
-	if err != nil {
-		return ip
-	}
-	return p.String()
-}
-
-// powNetwork is the network the proof of work prices a request from:
-// networkKey, and for IPv6 also the /48 it lies in, which one site or one
-// tunnel customer commonly holds whole: 65,536 /64s that would otherwise
-// each start at the base price.
-func powNetwork(ip string) pow.Network {
-	n := pow.Network{Narrow: networkKey(ip)}
-	if addr, err := netip.ParseAddr(ip); err == nil && !addr.Unmap().Is4() {
-		if p, err := addr.Prefix(48); err == nil {
-			n.Wide = p.String()
-		}
-	}
-	return n
 }

@@ -93,9 +93,9 @@ var ginParam = regexp.MustCompile(`[:*]([A-Za-z0-9_]+)`)
 func routerOperations(tb testing.TB) map[string]bool {
 	tb.Helper()
 	engine := httpapi.New(httpapi.Deps{
-		Tokens: httpapi.NewTokens(strings.Repeat("x", 32), time.Hour, time.Now),
-		Web:    web.FS,
-		Now:    time.Now,
+		Web:      web.FS,
+		Now:      time.Now,
+		Settings: httpapi.Settings{JWTSecret: strings.Repeat("x", 32), SessionTTL: time.Hour},
 	})
 	routes := map[string]bool{}
 	for _, r := range engine.Routes() {

@@ -21,12 +21,11 @@ func TestProbesAreCheapUnderAFlood(t *testing.T) {
 	var checks atomic.Int64
 	srv := httptest.NewServer(httpapi.New(httpapi.Deps{
 		Web: web.FS, Now: time.Now,
-		Tokens: httpapi.NewTokens(strings.Repeat("s", 32), time.Hour, time.Now),
 		Ready: func(ctx context.Context) map[string]string {
 			checks.Add(1)
 			return map[string]string{}
 		},
-		Settings: httpapi.Settings{AdminToken: "the-admin-token-0123456789", OpsCache: time.Second},
+		Settings: httpapi.Settings{AdminToken: "the-admin-token-0123456789", JWTSecret: strings.Repeat("s", 32), SessionTTL: time.Hour, OpsCache: time.Second},
 	}))
 	defer srv.Close()
 	took := testenv.Flood(t, srv.URL+"/readyz", 200, `"ready"`)

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/seckill/seckill/internal/order"
 )
 
 // OrderFeed wakes a stream when its order may have changed on any server
@@ -31,7 +33,7 @@ func (a orderAPI) events(c *gin.Context) {
 		wake, unfollow = a.feed.Follow(id) // before the first read: a change in between still wakes it
 		defer unfollow()
 	}
-	last, err := a.find(ctx, user, id)
+	last, err := a.lookup.Find(ctx, user, id)
 	if err != nil {
 		a.fail(c, err)
 		return
@@ -53,9 +55,9 @@ func (a orderAPI) events(c *gin.Context) {
 		case <-wake:
 		case <-look.C:
 		}
-		o, err := a.find(ctx, user, id)
+		o, err := a.lookup.Find(ctx, user, id)
 		switch {
-		case errors.Is(err, errOrderNotFound):
+		case errors.Is(err, order.ErrNotFound):
 			sse.send("error", gin.H{"error": errOrderNotFound})
 			return
 		case err != nil: // look again on the next wake-up or tick

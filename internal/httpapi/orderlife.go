@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"cmp"
 	"errors"
 	"net/http"
 
@@ -35,16 +34,14 @@ func (a orderAPI) cancel(c *gin.Context) {
 // cancelling writes do not read them), or the error; an order MySQL does
 // not have yet but Redis does is "pending", not "not found".
 func (a orderAPI) answerOrder(c *gin.Context, o order.Order, err error) {
+	ctx := c.Request.Context()
 	if errors.Is(err, order.ErrNotFound) {
-		if _, found, perr := a.pendingOrder(c.Request.Context(), userOf(c), c.Param("id")); perr == nil && found {
+		if found, perr := a.lookup.Pending(ctx, userOf(c), c.Param("id")); perr == nil && found {
 			err = errOrderPending
 		}
 	}
-	if err == nil && (o.VariantLabel == "" || o.UnitPriceCents == nil) {
-		var label string
-		var price *int64
-		label, price, err = a.variantOf(c.Request.Context(), o.ItemID, o.VariantID)
-		o.VariantLabel, o.UnitPriceCents = cmp.Or(o.VariantLabel, label), cmp.Or(o.UnitPriceCents, price)
+	if err == nil {
+		o, err = a.lookup.Named(ctx, o)
 	}
 	if err != nil {
 		a.fail(c, err)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"github.com/oklog/ulid/v2"
 
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/webhook"
@@ -18,12 +17,6 @@ type PaymentSettler interface {
 	SettlePayment(ctx context.Context, p order.Payment) (order.Settlement, error)
 }
 
-// OrderQueue says whether Redis still holds an order on its way to MySQL
-// (stock.Store).
-type OrderQueue interface {
-	Queued(ctx context.Context, orderID string, takenAt time.Time) (bool, error)
-}
-
 // paymentAPI is the payment provider's side: its callbacks say which
 // orders are paid. The provider has no session and no Origin; its
 // signature, over the raw body under SECKILL_PAYMENT_SECRET, is its
@@ -31,7 +24,6 @@ type OrderQueue interface {
 type paymentAPI struct {
 	replier
 	payments PaymentSettler
-	queue    OrderQueue
 	secret   []byte // empty: payments are not configured, every callback is refused
 	// wall dates the signature check. The provider signs with the wall
 	// clock; the sale clock (Deps.Now) is moved in demos and tests.
@@ -67,38 +59,11 @@ func (a paymentAPI) callback(c *gin.Context) {
 		return
 	}
 	st, err := a.payments.SettlePayment(c.Request.Context(), p)
-	if errors.Is(err, order.ErrNotFound) {
-		if err = a.stillQueued(c.Request.Context(), p.OrderID); err == nil {
-			// Not in Redis either: stored meanwhile (a persister writes
-			// MySQL before it drops the entry), or never taken.
-			st, err = a.payments.SettlePayment(c.Request.Context(), p)
-		}
-	}
 	if err != nil {
 		a.fail(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"outcome": st.Outcome, "order": toJSON(st.Order)})
-}
-
-// stillQueued answers an order MySQL does not hold: errPaymentPending
-// while Redis holds it, however long persistence lags (the provider
-// retries, where it may take order_not_found as final and drop the
-// payment), Redis's error when Redis cannot say, nil when Redis does not
-// hold it. Order ids are ULIDs: their time bounds the search.
-func (a paymentAPI) stillQueued(ctx context.Context, id string) error {
-	u, err := ulid.ParseStrict(id)
-	if err != nil {
-		return nil
-	}
-	held, err := a.queue.Queued(ctx, id, ulid.Time(u.Time()))
-	switch {
-	case err != nil:
-		return err
-	case held:
-		return errPaymentPending
-	}
-	return nil
 }
 
 // verify checks the callback's signature header against its raw body.

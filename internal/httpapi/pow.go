@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -18,25 +16,6 @@ import (
 // ProofOfWorkHeader carries a solved challenge, "<challenge>:<x>", on the
 // routes that put a price on bots: joining a waiting room, entering a draw.
 const ProofOfWorkHeader = "X-Proof-Of-Work"
-
-// powKind derives the challenges' key from the JWT secret, as the token
-// kinds do (purchasetoken.go): no token verifies as a challenge.
-const powKind = "seckill proof of work"
-
-// powTTL is how long a challenge may be solved and spent. A browser solves
-// in well under a second; a slow phone or a tab in the background takes
-// longer, and a shopper who came back too late is handed a fresh challenge
-// with the refusal.
-const powTTL = 2 * time.Minute
-
-// NewPowIssuer returns the issuer of the challenges that a server whose JWT
-// secret is jwtSecret hands out and accepts, dated by now (the wall clock):
-// the server's own, and what tests and load tools use to make challenges.
-func NewPowIssuer(jwtSecret string, now func() time.Time) *pow.Issuer {
-	mac := hmac.New(sha256.New, []byte(jwtSecret))
-	mac.Write([]byte(powKind))
-	return pow.NewIssuer(mac.Sum(nil), powTTL, now)
-}
 
 // PowPricer decides the difficulty asked of a shopper on a client network,
 // counting their requests (pow.Pricer).
@@ -64,7 +43,7 @@ type proofs struct {
 }
 
 func newProofs(d Deps, log *slog.Logger) *proofs {
-	return &proofs{issuer: NewPowIssuer(string(d.Tokens.secret), time.Now), pricer: d.PowPricer, ledger: d.PowLedger,
+	return &proofs{issuer: pow.IssuerFor(d.JWTSecret, time.Now), pricer: d.PowPricer, ledger: d.PowLedger,
 		sales: d.Catalog, base: d.PowDifficulty, require: d.RequireProofOfWork, log: log, metrics: d.Metrics}
 }
 
@@ -88,7 +67,7 @@ func (p *proofs) price(ctx context.Context, user string, net pow.Network, o pow.
 // this shopper and sale, handed to the client network the request comes
 // from, and not spent before; the proof is spent on the way. Anything else
 // is refused with a fresh challenge for this network, whose difficulty
-// counts the refusal (pow.Pricer). The network is powNetwork of Gin's
+// counts the refusal (pow.Pricer). The network is pow.NetworkOf of Gin's
 // ClientIP, as the challenge endpoint and the rate limits see it: behind a
 // trusted proxy the client's, and X-Forwarded-For from anyone else counts
 // for nothing. Off (SECKILL_POW=off), it lets all through.
@@ -102,7 +81,7 @@ func (g *guards) proofOfWork(c *gin.Context) {
 		g.fail(c, err)
 		return
 	}
-	ctx, user, net := c.Request.Context(), userOf(c), powNetwork(c.ClientIP())
+	ctx, user, net := c.Request.Context(), userOf(c), pow.NetworkOf(c.ClientIP())
 	ch, err := p.issuer.Check(c.GetHeader(ProofOfWorkHeader), user, net.Narrow, id)
 	if err == nil {
 		err = p.ledger.Spend(ctx, ch)
@@ -171,7 +150,7 @@ func (a challengeAPI) challenge(c *gin.Context) {
 	if !ok {
 		return
 	}
-	user, net := userOf(c), powNetwork(c.ClientIP())
+	user, net := userOf(c), pow.NetworkOf(c.ClientIP())
 	d := a.proofs.price(c.Request.Context(), user, net, pow.Asked)
 	c.JSON(http.StatusOK, gin.H{"challenge": a.proofs.issuer.Issue(user, net.Narrow, it.ID, d), "difficulty": d})
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -47,13 +46,6 @@ func (a reportAPI) report(c *gin.Context) {
 // page, whatever the sale's size.
 const csvPage = 5000
 
-var csvHeader = []string{"order_id", "user_id", "variant_id", "variant_label", "quantity", "status",
-	"cancel_reason", "created_at", "updated_at", "paid_at", "cancelled_at"}
-
-// csvNumeric marks the columns of csvHeader that hold numbers: variant_id
-// and quantity stay numbers in a spreadsheet; every other cell is text.
-var csvNumeric = []bool{2: true, 4: true}
-
 // ordersCSV streams the sale's orders, one keyset page per query, each page
 // flushed to the client before the next is read. Once the first row is
 // sent the status is 200 whatever follows: a failure later is logged and
@@ -70,16 +62,14 @@ func (a reportAPI) ordersCSV(c *gin.Context) {
 	h.Set("Content-Disposition", `attachment; filename="sale-`+strconv.FormatInt(id, 10)+`-orders.csv"`)
 	h.Set("Cache-Control", "no-store")
 	c.Status(http.StatusOK)
-	w := newCSVRows(c.Writer, csvNumeric)
-	w.header(csvHeader)
-	rec, after := make([]string, len(csvHeader)), ""
+	w, after := report.NewOrdersCSV(c.Writer), ""
 	write := func(o *order.Order) error {
 		after = o.ID
-		return w.row(csvRecord(rec, o))
+		return w.Write(o)
 	}
 	for {
 		n, err := a.orders.EachPage(c.Request.Context(), id, after, csvPage, write)
-		err = errors.Join(err, w.flush())
+		err = errors.Join(err, w.Flush())
 		c.Writer.Flush()
 		if err != nil {
 			a.log.ErrorContext(c.Request.Context(), "orders export cut short", "item_id", id, "err", err)
@@ -89,19 +79,4 @@ func (a reportAPI) ordersCSV(c *gin.Context) {
 			return
 		}
 	}
-}
-
-func csvRecord(rec []string, o *order.Order) []string {
-	rec[0], rec[1], rec[2], rec[3] = o.ID, o.UserID, strconv.FormatInt(o.VariantID, 10), o.VariantLabel
-	rec[4], rec[5], rec[6] = strconv.Itoa(o.Quantity), o.Status, o.CancelReason
-	rec[7], rec[8], rec[9], rec[10] = csvTime(o.CreatedAt), csvTime(o.UpdatedAt), csvTime(o.PaidAt), csvTime(o.CancelledAt)
-	return rec
-}
-
-// csvTime is RFC 3339 in UTC with milliseconds, or empty for no time.
-func csvTime(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 }

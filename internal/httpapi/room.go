@@ -9,7 +9,9 @@ import (
 
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/room"
+	"github.com/seckill/seckill/internal/saleview"
 	"github.com/seckill/seckill/internal/tally"
+	"github.com/seckill/seckill/internal/token"
 )
 
 // Room is the waiting room the handlers need (room.Store).
@@ -38,62 +40,11 @@ type roomAPI struct {
 	warmer     Warmer
 	sse        sseStreams
 	window     time.Duration // how long an admitted shopper has to buy
-	admissions purchaseTokens
+	admissions token.Purchase
 	counters   *tally.Set // the room's totals for the post-sale report
 
 	unpaid UnpaidUnits // what can still come back to a sold-out room; nil: never known
 }
-
-// roomJSON is a shopper's place in a sale's waiting room. Position is
-// 1-based (1 is next in line) and null until the draw at the opening.
-type roomJSON struct {
-	ItemID         int64      `json:"item_id"`
-	State          string     `json:"state"`
-	Joined         bool       `json:"joined"`
-	Position       *int64     `json:"position"`
-	Ahead          *int64     `json:"ahead"`
-	WaitSeconds    *int64     `json:"estimated_wait_seconds"`
-	AdmittedAt     *time.Time `json:"admitted_at,omitempty"`
-	Token          string     `json:"token,omitempty"`
-	TokenExpiresAt *time.Time `json:"token_expires_at,omitempty"`
-	roomStateJSON
-
-	// Chance is the shopper's chance of buying while they wait with a
-	// place; null otherwise.
-	Chance *chanceJSON `json:"chance"`
-}
-
-// roomStateJSON is the room as everyone sees it: the live stream sends it.
-type roomStateJSON struct {
-	Opened     bool      `json:"opened"`
-	Admitted   int64     `json:"admitted"`
-	Queued     int64     `json:"queued"`
-	StockLeft  int64     `json:"stock_left"`
-	SoldOut    bool      `json:"sold_out"`
-	Ended      bool      `json:"ended"`
-	Paused     bool      `json:"paused"`
-	Rate       int       `json:"rate"`
-	OpensAt    time.Time `json:"opens_at"`
-	ServerTime time.Time `json:"server_time"`
-
-	// What a waiting page works its chance out from (see chanceJSON).
-	Holding int64 `json:"holding"` // admitted shoppers whose turn to buy is open
-	Limit   int   `json:"limit"`   // units one shopper may buy
-	// UnitsUnpaid is, once sold out, the units in orders not paid yet:
-	// what a cancel or the payment timeout can still return. Null before.
-	UnitsUnpaid *int64 `json:"units_unpaid"`
-}
-
-// Shopper states in a room.
-const (
-	roomNotJoined = "not_joined"
-	roomWaiting   = "waiting"  // in the queue (position null before the draw)
-	roomAdmitted  = "admitted" // may buy now with the token
-	roomExpired   = "expired"  // was admitted; the window to buy has passed
-	roomSoldOut   = "sold_out"
-	roomEnded     = "ended"
-	roomPaused    = "paused" // an admin paused the sale: the shopper keeps their place
-)
 
 func (a roomAPI) join(c *gin.Context) { a.call(c, a.room.Join) }
 func (a roomAPI) look(c *gin.Context) { a.call(c, a.room.Look) }
@@ -137,44 +88,11 @@ func (a roomAPI) rules(it catalog.Item) room.Rules {
 	return room.Rules{Rate: float64(it.RoomRate), Window: a.window}
 }
 
-func (a roomAPI) present(it catalog.Item, st room.Standing, user string, now time.Time) roomJSON {
-	unpaid := a.unpaidOf(it, st)
-	out := roomJSON{ItemID: it.ID, Joined: st.Joined, roomStateJSON: roomState(it, st, now, unpaid),
-		Chance: chanceOf(it, st, unpaid)}
-	if st.Joined && st.Position >= 0 {
-		pos := st.Position + 1
-		out.Position = &pos
-	}
-	// How long there is to wait means something only while there is.
-	if st.Joined && st.Position >= 0 && !st.SoldOut() && !st.Ended {
-		ahead, wait := st.Ahead(), int64(st.EstimatedWait(float64(it.RoomRate))/time.Second)
-		out.Ahead, out.WaitSeconds = &ahead, &wait
-	}
-	switch {
-	case st.Ended:
-		out.State = roomEnded
-	case st.Paused && st.Joined:
-		out.State = roomPaused
-	case st.IsAdmitted():
-		admitted, exp := st.AdmittedAt.UTC(), st.AdmittedAt.Add(a.admissions.ttl).UTC()
-		out.AdmittedAt, out.State = &admitted, roomExpired
-		if now.Before(exp) {
-			out.State, out.Token, out.TokenExpiresAt = roomAdmitted, a.admissions.issueUntil(user, it.ID, exp), &exp
-		}
-	case st.SoldOut():
-		out.State = roomSoldOut
-	case st.Joined:
-		out.State = roomWaiting
-	default:
-		out.State = roomNotJoined
-	}
-	return out
-}
-
-func roomState(it catalog.Item, st room.Standing, now time.Time, unpaid *int64) roomStateJSON {
-	return roomStateJSON{Opened: st.Opened, Admitted: st.Admitted, Queued: st.Queued(), StockLeft: st.StockLeft,
-		SoldOut: st.SoldOut(), Ended: st.Ended, Paused: st.Paused, Rate: it.RoomRate, OpensAt: it.StartsAt.UTC(), ServerTime: now.UTC(),
-		Holding: st.Holding, Limit: max(it.PerUserLimit, 1), UnitsUnpaid: unpaid}
+// present is the shopper's place, with the token to buy with once
+// admitted.
+func (a roomAPI) present(it catalog.Item, st room.Standing, user string, now time.Time) saleview.Place {
+	return saleview.PlaceOf(it, st, now, a.unpaidOf(it, st), saleview.Admission{TTL: a.admissions.TTL(),
+		Issue: func(exp time.Time) string { return a.admissions.IssueUntil(user, it.ID, exp) }})
 }
 
 // roomEvents streams the room as everyone sees it (how many are admitted,
@@ -189,5 +107,7 @@ func (a roomAPI) events(c *gin.Context) {
 	}
 	ch, stop := a.live.Subscribe(it.ID)
 	defer stop()
-	pump(a.sse, c, ch, func(sse *sseStream, l room.Live) { sse.send("room", roomState(it, l.Standing, a.now(), l.Unpaid)) })
+	pump(a.sse, c, ch, func(sse *sseStream, l room.Live) {
+		sse.send("room", saleview.RoomOf(it, l.Standing, a.now(), l.Unpaid))
+	})
 }

@@ -10,11 +10,10 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/seckill/seckill/internal/admission"
-	"github.com/seckill/seckill/internal/audit"
+	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/ratelimit"
-	"github.com/seckill/seckill/internal/soldout"
 	"github.com/seckill/seckill/internal/tally"
+	"github.com/seckill/seckill/internal/token"
 )
 
 // Deps is what the server is built from: the domain parts, each as the
@@ -31,20 +30,17 @@ type Deps struct {
 	Unpaid      UnpaidUnits        // room.UnpaidUnits: what can still come back to a sold-out room; nil: never known
 	Events      Events             // dashboard.Hub: the admin dashboard's live snapshots
 	Audit       AuditLog           // audit.Store: the admin actions recorded
-	Auditor     audit.Recorder     // audit.Store: records the admin changes no service owns (webhook re-sends)
-	Webhooks    WebhookOutbox      // webhook.Store: the events on their way to the shop's systems
+	Webhooks    WebhookAdmin       // webhook.Admin: the events on their way to the shop's systems
 	OrderFeed   OrderFeed          // orderfeed.Feed: wakes the streams following an order; nil: they look every few seconds
-	Revocations Revocations        // revoke.Store: admin sessions signed out
+	Revocations token.Revocations  // revoke.Store: admin sessions signed out
 	Limiter     *ratelimit.Limiter // nil: no rate limits
-	Gate        *admission.Gate    // nil: every purchase reaches Redis
 	PowPricer   PowPricer          // pow.Pricer: the proof of work's difficulty; nil: Settings.PowDifficulty for everyone
 	PowLedger   PowLedger          // pow.Ledger: proofs spent; needed when Settings.RequireProofOfWork
-	SoldOut     *soldout.Marks     // nil: no local sold-out marks
+	Front       Front              // front.Front: the purchase's marks and gate, then sale.Service
 	Metrics     Metrics            // metrics.Set: what the handlers count, and GET /metrics; zero: nothing counted
 	Reports     Reports            // report.Builder: post-sale reports from MySQL
 	Counters    *tally.Set         // per-sale counts for the reports; nil: none
-	Tokens      *Tokens
-	Web         fs.FS // the pages, and their files under static/
+	Web         fs.FS              // the pages, and their files under static/
 	Logger      *slog.Logger
 	Now         func() time.Time
 	Wall        func() time.Time // real time: payment signatures' age; time.Now if nil
@@ -59,13 +55,10 @@ type Deps struct {
 type StockReader interface {
 	StockLevels
 	PendingOrders
-	IdempotencyKeys
-	OrderQueue
 }
 
 // SaleService is the life of sales and orders (sale.Service).
 type SaleService interface {
-	Purchaser
 	OrderLife
 	SaleChanger
 	Warmer
@@ -77,6 +70,10 @@ type SaleService interface {
 // Settings are the server's switches and limits.
 type Settings struct {
 	AdminToken string
+	// JWTSecret keys every token the server issues (internal/token);
+	// shoppers' sessions live for SessionTTL.
+	JWTSecret  string
+	SessionTTL time.Duration
 	DemoLogin  bool
 	// TrustedProxies are the proxies whose X-Forwarded-For names the client
 	// IP. Empty (the default) trusts no header: the peer address counts.
@@ -99,12 +96,6 @@ type Settings struct {
 	// StreamsPerIP caps the event streams one client holds open on this
 	// server; 0: no cap.
 	StreamsPerIP int
-	// WebhookEndpoints are where events go (none: no events are written);
-	// the dashboard shows them, passwords redacted.
-	WebhookEndpoints []string
-	// WebhookGiveUp is how long a re-sent delivery is retried again;
-	// webhook.DefaultGiveUp when 0.
-	WebhookGiveUp time.Duration
 	// DemoPayments lets shoppers pay with a button (no money moves); off,
 	// only the payment provider's callback pays.
 	DemoPayments bool
@@ -241,9 +232,8 @@ func newAreas(d Deps) areas {
 	log := cmp.Or(d.Logger, slog.Default())
 	rep := replier{log: log}
 	ttl := cmp.Or(d.PurchaseTokenTTL, 2*time.Minute)
-	secret := string(d.Tokens.secret)
-	purchaseTok, admissionTok := newPurchaseTokens(secret, purchaseKind, ttl), newPurchaseTokens(secret, admissionKind, ttl)
-	sales := saleView{replier: rep, catalog: d.Catalog, stock: d.Stock, now: d.Now}
+	purchaseTok, admissionTok := token.NewPurchase(d.JWTSecret, ttl), token.NewAdmission(d.JWTSecret, ttl)
+	sales := newSaleView(rep, d.Catalog, d.Stock, d.Now)
 	snaps := newSnapshots(sales)
 	sse := sseStreams{stopping: d.Stopping}
 	cookies := cookieRules{secure: d.SecureCookies}
@@ -253,18 +243,18 @@ func newAreas(d Deps) areas {
 	return areas{
 		log: log, guards: g, snaps: snaps,
 		ops:      opsAPI{replier: rep, ready: cachedReady(d.Ready, d.OpsCache), web: d.Web},
-		sessions: sessionAPI{replier: rep, guards: g, tokens: d.Tokens, demoLogin: d.DemoLogin, cookies: cookies},
-		shop: shopAPI{saleView: sales, snaps: snaps, reserved: reserved, sales: d.Sales, orders: d.Orders, keys: d.Stock, gate: d.Gate, soldOut: d.SoldOut, paused: newPausedSales(), tokens: purchaseTok,
+		sessions: sessionAPI{replier: rep, guards: g, tokens: g.tokens, demoLogin: d.DemoLogin, cookies: cookies},
+		shop: shopAPI{saleView: sales, snaps: snaps, reserved: reserved, front: d.Front, orders: d.Orders, tokens: purchaseTok,
 			newOrderID: d.NewOrderID},
-		orders: orderAPI{replier: rep, catalog: d.Catalog, orders: d.Orders, pending: d.Stock, life: d.Sales,
+		orders: orderAPI{replier: rep, lookup: order.NewLookup(d.Orders, d.Stock, d.Catalog), life: d.Sales,
 			feed: d.OrderFeed, sse: sse, demoPay: d.DemoPayments},
-		payments: paymentAPI{replier: rep, payments: d.Sales, queue: d.Stock, secret: []byte(d.PaymentSecret), wall: orNow(d.Wall)},
+		payments: paymentAPI{replier: rep, payments: d.Sales, secret: []byte(d.PaymentSecret), wall: orNow(d.Wall)},
 		room: roomAPI{saleView: sales, room: d.Room, live: d.RoomEvents, warmer: d.Sales, sse: sse,
-			window: purchaseTok.ttl, admissions: admissionTok, counters: d.Counters, unpaid: d.Unpaid},
+			window: purchaseTok.TTL(), admissions: admissionTok, counters: d.Counters, unpaid: d.Unpaid},
 		draws:      drawAPI{replier: rep, draws: d.Draws, tokens: purchaseTok},
 		challenges: challengeAPI{saleView: sales, proofs: proofs},
 		report:     reportAPI{saleView: sales, reports: d.Reports, orders: d.Orders},
-		webhooks:   newWebhookAPI(rep, d),
+		webhooks:   webhookAPI{replier: rep, admin: d.Webhooks},
 		admin: adminAPI{saleView: sales, sales: d.Sales, retirer: d.Sales, orders: d.Sales, sync: d.Syncer, dashboard: d.Events,
 			audit: d.Audit, sessions: g.adminSess, sse: sse},
 	}

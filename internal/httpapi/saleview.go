@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill/seckill/internal/catalog"
+	"github.com/seckill/seckill/internal/saleview"
 	"github.com/seckill/seckill/internal/stock"
 )
 
@@ -23,34 +24,18 @@ type StockLevels interface {
 	Levels(ctx context.Context, itemIDs []int64) (map[int64]stock.Level, error)
 }
 
-// itemJSON and variantJSON are a sale and a variant as the API shows them.
-type (
-	itemJSON    = catalog.View
-	variantJSON = catalog.VariantView
-)
-
-// saleView loads sales and shows them with live stock: the shop, the room
-// and the admin handlers all answer with sales.
+// saleView is what the shop, the room and the admin handlers share to
+// answer with sales: the view that builds them (saleview.View), and the
+// catalog and clock for the handlers that need the bare sale.
 type saleView struct {
 	replier
 	catalog SaleReader
-	stock   StockLevels
+	view    saleview.View
 	now     func() time.Time
 }
 
-// present shows it with live stock from Redis when warm, else MySQL's.
-func present(it catalog.Item, levels map[int64]stock.Level, now time.Time) itemJSON {
-	level, warm := levels[it.ID]
-	left := it.Stock
-	if warm {
-		left = int(level.Total)
-	}
-	return it.View(now, left, func(v catalog.Variant) int {
-		if n, ok := level.Variants[v.ID]; ok {
-			return int(n)
-		}
-		return v.Stock
-	})
+func newSaleView(rep replier, c SaleReader, s StockLevels, now func() time.Time) saleView {
+	return saleView{replier: rep, catalog: c, view: saleview.New(c, s, now), now: now}
 }
 
 // itemFromPath loads the sale named by :id; when it cannot, it has
@@ -71,26 +56,10 @@ func (v saleView) itemFromPath(c *gin.Context) (catalog.Item, bool) {
 
 // writeItem answers with the sale and its live stock.
 func (v saleView) writeItem(c *gin.Context, status int, it catalog.Item) {
-	levels, err := v.levels(c.Request.Context(), []catalog.Item{it})
+	out, err := v.view.Of(c.Request.Context(), it)
 	if err != nil {
 		v.fail(c, err)
 		return
 	}
-	c.JSON(status, present(it, levels, v.now()))
-}
-
-// levels reads the live stock of the sales that may be warm. A retired
-// sale's figures are MySQL's, final since its orders were all persisted,
-// so Redis, which no longer holds it, is not asked.
-func (v saleView) levels(ctx context.Context, items []catalog.Item) (map[int64]stock.Level, error) {
-	ids := make([]int64, 0, len(items))
-	for _, it := range items {
-		if it.RetiredAt == nil {
-			ids = append(ids, it.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	return v.stock.Levels(ctx, ids)
+	c.JSON(status, out)
 }

@@ -16,11 +16,11 @@ import (
 // an Idempotency-Key goes on, since it may be the retry of the purchase
 // that took the last unit and must get that order back.
 func (g *guards) soldOutMark(c *gin.Context) {
-	if g.soldOut == nil || c.GetHeader("Idempotency-Key") != "" {
+	if g.front == nil || c.GetHeader("Idempotency-Key") != "" {
 		return
 	}
 	id, err := pathID(c, errItemNotFound)
-	if err != nil || !g.soldOut.SoldOut(id) {
+	if err != nil || !g.front.SoldOut(id) {
 		return
 	}
 	c.Data(http.StatusGone, jsonContentType, soldOutBody)

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/seckill/seckill/internal/ratelimit"
 )
 
 // streamRetry is the Retry-After of a refused stream: streams free up when
@@ -33,7 +35,7 @@ func (s *streamCap) hold(fail func(*gin.Context, error)) gin.HandlerFunc {
 		if s.max <= 0 {
 			return
 		}
-		key := clientKey(c.ClientIP())
+		key := ratelimit.ClientKey(c.ClientIP())
 		if !s.acquire(key) {
 			c.Header("Retry-After", strconv.Itoa(streamRetry))
 			fail(c, errTooManyStreams)

@@ -1,7 +1,8 @@
 // Package report tells what happened in a sale, from MySQL alone: its
 // orders, and the counters servers flushed there (internal/tally). It reads
 // nothing from Redis, so a sale's report stays the same once its Redis keys
-// are gone.
+// are gone. Its orders export (OrdersCSV) writes cells a spreadsheet
+// cannot take for formulas.
 package report
 
 import (

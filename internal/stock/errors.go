@@ -1,6 +1,7 @@
 // Package stock is the Redis side of a sale: it warms stock from MySQL,
 // reserves it for shoppers with one atomic Lua script that also enqueues the
-// order, releases reservations, and reads live stock.
+// order, releases reservations, and reads live stock. It also holds the
+// offers of draw sales (offer.go), which a purchase takes with a unit.
 package stock
 
 import (

@@ -123,7 +123,7 @@ func Forge(t *testing.T, s *Server, id int64, prefix string, accounts, free int,
 	path := "/api/v1/items/" + Itoa(id) + "/room"
 	ch, d := s.Challenge(t, id, MintToken(t, "solver"), From(prefix+"250")...)
 	someoneElses := ch + ":" + pow.Solve(ch, d)
-	other := httpapi.NewPowIssuer("another-secret-0123456789abcdef0123456789", time.Now)
+	other := pow.IssuerFor("another-secret-0123456789abcdef0123456789", time.Now)
 	fresh := make([]string, accounts)
 	for sec := range 60 {
 		for i := range accounts {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/seckill/seckill/cmd/bench/internal/machine"
 	"github.com/seckill/seckill/cmd/bench/internal/report"
-	"github.com/seckill/seckill/internal/httpapi"
 )
 
 // The follow run's shoppers start spread over followSpread rather than all
@@ -42,11 +41,10 @@ func (r *runner) followRun(ctx context.Context, round int, held *heldPages, foll
 		return run, err
 	}
 	held.item.Store(item)
-	minter := httpapi.NewPurchaseTokenMinter(r.seckill.secret, time.Hour)
-	now := time.Now()
+	mint := purchaseTokens(r.seckill.secret, item, time.Hour)
 	tokens := make([]string, len(followers))
 	for i, sh := range followers {
-		tokens[i] = minter.Issue(sh.user, item, now)
+		tokens[i] = mint(sh.user)
 	}
 	machine.Settle(ctx)
 	var counts tally

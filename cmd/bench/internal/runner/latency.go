@@ -10,7 +10,6 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/seckill/seckill/cmd/bench/internal/report"
-	"github.com/seckill/seckill/internal/httpapi"
 )
 
 // pacedPurchases sends purchases at a constant arrival rate for d, each from
@@ -24,13 +23,12 @@ func pacedPurchases(ctx context.Context, base, secret string, item int64, shoppe
 		return report.LatencyResult{}, fmt.Errorf("paced run needs %d shoppers, only %d minted: raise -shopper-rate", need, len(shoppers))
 	}
 	url := base + itemPath(item) + "/purchase"
-	minter := httpapi.NewPurchaseTokenMinter(secret, time.Hour)
-	now := time.Now()
+	mint := purchaseTokens(secret, item, time.Hour)
 	headers := make([]http.Header, need)
 	for i := range headers {
 		headers[i] = http.Header{
 			"Authorization":    {"Bearer " + shoppers[i].jwt},
-			"X-Purchase-Token": {minter.Issue(shoppers[i].user, item, now)},
+			"X-Purchase-Token": {mint(shoppers[i].user)},
 			"Content-Type":     {"application/json"},
 		}
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/seckill/seckill/cmd/bench/internal/report"
 	"github.com/seckill/seckill/internal/config"
 	"github.com/seckill/seckill/internal/harness"
-	"github.com/seckill/seckill/internal/httpapi"
 	"github.com/seckill/seckill/internal/keyspace"
 	"github.com/seckill/seckill/internal/pow"
 )
@@ -48,7 +47,7 @@ func (r *runner) powMeasure(ctx context.Context, res *report.Results) error {
 	defer srv.close(ctx)
 	p := &report.PowResult{Difficulty: config.DefaultPoWDifficulty, Chromium: chromium, FarmEntries: powFarmEntries,
 		NetworkFree: pow.DefaultPolicy(0).NetworkFree}
-	issuer := httpapi.NewPowIssuer(srv.secret, time.Now)
+	issuer := pow.IssuerFor(srv.secret, time.Now)
 	r.logf("proof of work: %d solves in headless Chromium at %d bits", powSolves, p.Difficulty)
 	machine.Settle(ctx)
 	if err := browserSolves(ctx, chromium, srv.url, issuer, p); err != nil {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/seckill/seckill/cmd/bench/internal/report"
-	"github.com/seckill/seckill/internal/httpapi"
 )
 
 // maxStock is the most the admin API accepts, far more than a run sells.
@@ -168,8 +167,8 @@ func (r *runner) buyOnce(ctx context.Context, item int64, round int) error {
 	if err != nil {
 		return err
 	}
-	token := httpapi.NewPurchaseTokenMinter(r.seckill.secret, time.Hour).Issue(first[0].user, item, time.Now())
-	status, err := r.seckill.purchase(ctx, first[0], token, item)
+	tok := purchaseTokens(r.seckill.secret, item, time.Hour)(first[0].user)
+	status, err := r.seckill.purchase(ctx, first[0], tok, item)
 	if err != nil {
 		return fmt.Errorf("buy the only unit: %w", err)
 	}

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/seckill/seckill/internal/httpapi"
+	"github.com/seckill/seckill/internal/token"
 )
 
 // shopper is one simulated person: a user id and the JWT the server accepts.
@@ -22,7 +22,7 @@ type shopper struct {
 // login would). They are minted once per run and reused for every sale:
 // purchase tokens are bound to a sale, JWTs are not.
 func mintShoppers(secret, prefix string, n int, ttl time.Duration) ([]shopper, error) {
-	tokens := httpapi.NewTokens(secret, ttl, time.Now)
+	tokens := token.NewSession(secret, ttl, time.Now)
 	out := make([]shopper, n)
 	workers := runtime.GOMAXPROCS(0)
 	errs := make([]error, workers)
@@ -57,12 +57,9 @@ func mintShoppers(secret, prefix string, n int, ttl time.Duration) ([]shopper, e
 // The token is minted for item, valid from now.
 func writeShopperFiles(prefix string, shoppers []shopper, threads int, secret string, item int64, ttl time.Duration,
 	variant func(int) int64) error {
-	minter := httpapi.NewPurchaseTokenMinter(secret, ttl)
-	now := time.Now()
+	mint := purchaseTokens(secret, item, ttl)
 	for t := range threads {
-		if err := writeSlice(prefix+"."+strconv.Itoa(t), shoppers, t, threads, func(user string) string {
-			return minter.Issue(user, item, now)
-		}, variant); err != nil {
+		if err := writeSlice(prefix+"."+strconv.Itoa(t), shoppers, t, threads, mint, variant); err != nil {
 			return err
 		}
 	}
@@ -93,4 +90,12 @@ func writeSlice(path string, shoppers []shopper, from, step int, token func(stri
 		return fmt.Errorf("write shoppers: %w", err)
 	}
 	return nil
+}
+
+// purchaseTokens mints the purchase tokens the server accepts for item, each
+// valid for ttl from now, the way the server does: a load run must not fetch
+// one per simulated shopper.
+func purchaseTokens(secret string, item int64, ttl time.Duration) func(user string) string {
+	p, exp := token.NewPurchase(secret, ttl), time.Now().Add(ttl)
+	return func(user string) string { return p.IssueUntil(user, item, exp) }
 }

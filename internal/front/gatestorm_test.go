@@ -1,11 +1,11 @@
-package admission_test
+package front_test
 
 import (
 	"strconv"
 	"testing"
 	"time"
 
-	"github.com/seckill/seckill/internal/admission"
+	"github.com/seckill/seckill/internal/front"
 )
 
 // market stands in for the server and Redis around a gate, on a clock the
@@ -14,7 +14,7 @@ import (
 // reserve script would (a unit to a new buyer while any is left, else sold
 // out) and the answer told to the gate as the server tells it.
 type market struct {
-	g        *admission.Gate
+	g        *front.Gate
 	now      time.Time
 	left     int64
 	bought   map[string]bool
@@ -28,7 +28,7 @@ type market struct {
 
 func newMarket(multiple, floor int, units int64) *market {
 	m := &market{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), left: units, bought: map[string]bool{}}
-	m.g = admission.New(multiple, floor, time.Second, func() time.Time { return m.now })
+	m.g = front.NewGate(multiple, floor, time.Second, func() time.Time { return m.now })
 	m.g.Observe(1, 0, units) // the server has seen the sale once
 	return m
 }
@@ -177,7 +177,7 @@ func TestBigStormOnFewUnits(t *testing.T) {
 func TestBoughtCountsOnce(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	g := admission.New(1, 0, time.Second, func() time.Time { return now })
+	g := front.NewGate(1, 0, time.Second, func() time.Time { return now })
 	g.Observe(1, 0, 3) // room for 3 waiting shoppers
 	g.Admit(1, 0, "late")
 	now = now.Add(time.Second)

@@ -1,4 +1,4 @@
-package httpapi
+package redisconn_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/seckill/seckill/internal/redisconn"
 	"github.com/seckill/seckill/internal/testenv"
 )
 
@@ -21,7 +22,7 @@ func TestReadOnlyReplicaIsUnavailable(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "READONLY") {
 		t.Fatalf("SET on a replica: %v, want READONLY", err)
 	}
-	if !isUnavailable(err) {
-		t.Errorf("isUnavailable(%v) = false, want true (503)", err)
+	if !redisconn.Unavailable(err) {
+		t.Errorf("Unavailable(%v) = false, want true", err)
 	}
 }

@@ -1,4 +1,4 @@
-package soldout
+package front
 
 import (
 	"context"
@@ -10,14 +10,14 @@ import (
 	"github.com/seckill/seckill/internal/redisconn"
 )
 
-// Listen passes heard the returns servers announce on channel (see
+// Listen passes Returned the returns servers announce on channel (see
 // keyspace.Space.ReturnsChannel) until ctx ends. go-redis re-subscribes
 // after a dropped connection; what was announced meanwhile is lost, which
 // the marks' TTL bounds.
-func Listen(ctx context.Context, rdb redis.UniversalClient, channel string, heard func(keyspace.Return), log *slog.Logger) error {
+func (f *Front) Listen(ctx context.Context, rdb redis.UniversalClient, channel string, log *slog.Logger) error {
 	return redisconn.Listen(ctx, rdb, channel, func(payload string) {
 		if r, ok := keyspace.ParseReturn(payload); ok {
-			heard(r)
+			f.Returned(r)
 		} else {
 			log.Warn("ignored a malformed stock-returned message", "payload", payload)
 		}

@@ -1,26 +1,6 @@
-package httpapi
+package pow
 
-import (
-	"testing"
-
-	"github.com/seckill/seckill/internal/pow"
-)
-
-func TestClientKey(t *testing.T) {
-	t.Parallel()
-	tests := map[string]string{
-		"192.0.2.7":                     "192.0.2.7",
-		"2001:db8:1:2:aaaa::1":          "2001:db8:1:2::/64",
-		"2001:db8:1:2:ffff:ffff:ffff:1": "2001:db8:1:2::/64", // same /64, same limit
-		"::ffff:192.0.2.7":              "::ffff:192.0.2.7",
-		"not an ip":                     "not an ip",
-	}
-	for in, want := range tests {
-		if got := clientKey(in); got != want {
-			t.Errorf("clientKey(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
+import "testing"
 
 func TestNetworkKey(t *testing.T) {
 	t.Parallel()
@@ -41,7 +21,7 @@ func TestNetworkKey(t *testing.T) {
 
 func TestPowNetwork(t *testing.T) {
 	t.Parallel()
-	tests := map[string]pow.Network{
+	tests := map[string]Network{
 		"192.0.2.7":                     {Narrow: "192.0.2.0/24"},
 		"::ffff:192.0.2.7":              {Narrow: "192.0.2.0/24"},
 		"2001:db8:1:2:ffff:ffff:ffff:1": {Narrow: "2001:db8:1:2::/64", Wide: "2001:db8:1::/48"},
@@ -49,8 +29,8 @@ func TestPowNetwork(t *testing.T) {
 		"not an ip":                     {Narrow: "not an ip"},
 	}
 	for in, want := range tests {
-		if got := powNetwork(in); got != want {
-			t.Errorf("powNetwork(%q) = %+v, want %+v", in, got, want)
+		if got := NetworkOf(in); got != want {
+			t.Errorf("NetworkOf(%q) = %+v, want %+v", in, got, want)
 		}
 	}
 }

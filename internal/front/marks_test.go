@@ -1,4 +1,4 @@
-package soldout
+package front
 
 import (
 	"testing"
@@ -42,7 +42,7 @@ func TestMarks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-			m := New(time.Second, c.now)
+			m := NewMarks(time.Second, c.now)
 			tc.steps(m, c)
 			if got := m.SoldOut(item); got != tc.want {
 				t.Fatalf("SoldOut = %v, want %v", got, tc.want)
@@ -53,7 +53,7 @@ func TestMarks(t *testing.T) {
 
 func TestOffNeverMarks(t *testing.T) {
 	t.Parallel()
-	m := New(0, time.Now)
+	m := NewMarks(0, time.Now)
 	m.Saw(1, 0, 0)
 	var none *Marks
 	none.Saw(1, 0, 0)
@@ -67,7 +67,7 @@ func TestOffNeverMarks(t *testing.T) {
 func TestVariantMarksOfferWhatIsLeft(t *testing.T) {
 	t.Parallel()
 	const item, a, b, c = 7, 1, 2, 3
-	m := New(time.Hour, (&clock{t: time.Unix(0, 0)}).now)
+	m := NewMarks(time.Hour, (&clock{t: time.Unix(0, 0)}).now)
 	m.SawVariant(item, a, 0, 1, []int64{b, c})
 	if got, ok := m.VariantSoldOut(item, a); !ok || len(got) != 2 {
 		t.Fatalf("A marked: %v %v, want [B C]", got, ok)

@@ -1,15 +1,15 @@
-package admission_test
+package front_test
 
 import (
 	"strconv"
 	"testing"
 	"time"
 
-	"github.com/seckill/seckill/internal/admission"
+	"github.com/seckill/seckill/internal/front"
 )
 
 type rig struct {
-	g   *admission.Gate
+	g   *front.Gate
 	now time.Time
 	seq int
 }
@@ -31,7 +31,7 @@ func (r *rig) burst(n int) (ok, soldOut int) {
 func TestGate(t *testing.T) {
 	t.Parallel()
 	r := &rig{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-	r.g = admission.New(3, 0, time.Second, func() time.Time { return r.now })
+	r.g = front.NewGate(3, 0, time.Second, func() time.Time { return r.now })
 	if ok, _ := r.burst(50); ok != 50 {
 		t.Fatalf("before any stock is known: %d of 50 admitted, want all", ok)
 	}
@@ -61,7 +61,7 @@ func TestGate(t *testing.T) {
 func TestFewAccountsCannotStarveASale(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	g := admission.New(10, 0, time.Second, func() time.Time { return now })
+	g := front.NewGate(10, 0, time.Second, func() time.Time { return now })
 	g.Observe(1, 0, 4) // room for 40 shoppers a second
 	for range 5 {
 		for b := range 20 {
@@ -81,7 +81,7 @@ func TestFewAccountsCannotStarveASale(t *testing.T) {
 
 func TestGateMemoryAndOff(t *testing.T) {
 	t.Parallel()
-	g := admission.New(3, 0, time.Second, time.Now)
+	g := front.NewGate(3, 0, time.Second, time.Now)
 	g.Observe(1, 0, 5)
 	for id := range int64(10000) { // made-up sale ids must not grow the gate
 		g.Admit(1000+id, 0, "x")
@@ -89,7 +89,7 @@ func TestGateMemoryAndOff(t *testing.T) {
 	if g.Len() != 1 {
 		t.Fatalf("the gate tracks %d sales after requests for made-up ids, want 1", g.Len())
 	}
-	if ok, _ := admission.New(0, 0, time.Second, time.Now).Admit(1, 0, "x"); !ok {
+	if ok, _ := front.NewGate(0, 0, time.Second, time.Now).Admit(1, 0, "x"); !ok {
 		t.Fatal("a gate that is off refused")
 	}
 }
@@ -100,7 +100,7 @@ func TestGateMemoryAndOff(t *testing.T) {
 func TestGatePerVariant(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	g := admission.New(2, 0, time.Second, func() time.Time { return now })
+	g := front.NewGate(2, 0, time.Second, func() time.Time { return now })
 	g.Observe(1, 11, 0) // size 11 is gone
 	g.Observe(1, 12, 50)
 	if ok, soldOut := g.Admit(1, 11, "probe"); !ok || soldOut {
@@ -128,7 +128,7 @@ func TestStaleZeroWithinTheFloor(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct{ floor, want int }{{0, 1}, {5, 5}} {
 		r := &rig{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-		r.g = admission.New(10, tt.floor, time.Second, func() time.Time { return r.now })
+		r.g = front.NewGate(10, tt.floor, time.Second, func() time.Time { return r.now })
 		r.g.Observe(1, 0, 0)
 		r.now = r.now.Add(time.Second)
 		if ok, sold := r.burst(20); ok != tt.want || sold != 0 {

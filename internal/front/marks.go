@@ -1,4 +1,14 @@
-// Package soldout keeps, per server process, a mark on each sale that Redis
+package front
+
+import (
+	"slices"
+	"sync"
+	"time"
+)
+
+// Marks are the sold-out marks of one server.
+//
+// The sold-out marks keep, per server process, a mark on each sale that Redis
 // has reported sold out, so that the storm that follows a sell-out is
 // answered without a Redis round trip.
 //
@@ -16,23 +26,14 @@
 // answers that a variant is gone; it remembers which of the sale's variants
 // still had stock then, so the answer can offer them. Any return of stock
 // to the sale clears its variants' older marks.
-package soldout
-
-import (
-	"slices"
-	"sync"
-	"time"
-)
-
-// Marks are the sold-out marks of one server.
 type Marks struct {
 	ttl   time.Duration
 	now   func() time.Time
 	mu    sync.RWMutex
-	sales map[int64]*sale
+	sales map[int64]*markedSale
 }
 
-type sale struct {
+type markedSale struct {
 	marked   bool
 	at       time.Time // when the mark was set
 	seen     int64     // returns count of the answer that set it
@@ -48,9 +49,9 @@ type variantMark struct {
 	seen int64
 }
 
-// New returns marks that lapse after ttl; ttl 0 turns marking off.
-func New(ttl time.Duration, now func() time.Time) *Marks {
-	return &Marks{ttl: ttl, now: now, sales: map[int64]*sale{}}
+// NewMarks returns marks that lapse after ttl; ttl 0 turns marking off.
+func NewMarks(ttl time.Duration, now func() time.Time) *Marks {
+	return &Marks{ttl: ttl, now: now, sales: map[int64]*markedSale{}}
 }
 
 // SoldOut reports whether the sale is marked sold out.
@@ -76,7 +77,7 @@ func (m *Marks) Saw(itemID, left, returns int64) {
 	defer m.mu.Unlock()
 	s := m.sales[itemID]
 	if s == nil {
-		s = &sale{}
+		s = &markedSale{}
 		m.sales[itemID] = s
 	}
 	if returns >= s.returned {
@@ -96,7 +97,7 @@ func (m *Marks) Returned(itemID, returns int64) {
 	if s == nil {
 		// Remember it even without a mark: an answer older than this return
 		// may still be on its way.
-		s = &sale{}
+		s = &markedSale{}
 		m.sales[itemID] = s
 	}
 	s.returned = max(s.returned, returns)
@@ -135,7 +136,7 @@ func (m *Marks) VariantSoldOut(itemID, variantID int64) ([]int64, bool) {
 	return out, true
 }
 
-func (m *Marks) live(s *sale, variantID int64) bool {
+func (m *Marks) live(s *markedSale, variantID int64) bool {
 	v, ok := s.variants[variantID]
 	return ok && m.now().Sub(v.at) < m.ttl
 }
@@ -175,10 +176,10 @@ func (m *Marks) Emptied(itemID, variantID int64) {
 }
 
 // get returns the sale's state, adding it; the caller holds the lock.
-func (m *Marks) get(itemID int64) *sale {
+func (m *Marks) get(itemID int64) *markedSale {
 	s := m.sales[itemID]
 	if s == nil {
-		s = &sale{}
+		s = &markedSale{}
 		m.sales[itemID] = s
 	}
 	return s

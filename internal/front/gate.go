@@ -1,4 +1,13 @@
-// Package admission caps, per sale and variant, how many purchase requests
+package front
+
+import (
+	"sync"
+	"time"
+)
+
+// Gate decides which purchase requests may run the reserve script.
+//
+// The admission gate caps, per sale and variant, how many purchase requests
 // reach Redis in each window without getting a unit: at most
 // max(floor, multiple × the variant's stock left, as this server last saw
 // it). When thousands of shoppers chase a few units, the rest are answered
@@ -28,28 +37,20 @@
 // so the first shopper of a window always reaches Redis, and with a floor so
 // do those who come before that answer (within the floor), rather than being
 // told 503 while Redis is idle.
-package admission
-
-import (
-	"sync"
-	"time"
-)
-
-// Gate decides which purchase requests may run the reserve script.
 type Gate struct {
 	multiple int
 	floor    int
 	window   time.Duration
 	now      func() time.Time
 	mu       sync.Mutex
-	sales    map[key]*sale
+	sales    map[key]*gateSale
 }
 
 // key is a variant of a sale, as the purchase named it (0: the sale's only
 // one).
 type key struct{ item, variant int64 }
 
-type sale struct {
+type gateSale struct {
 	start    time.Time       // of the current window
 	shoppers map[string]bool // admitted in it (a shopper counts once a window): whether they got a unit
 	waiting  int             // admitted in it and without a unit: what the cap counts
@@ -57,10 +58,10 @@ type sale struct {
 	seen     time.Time       // when left was seen
 }
 
-// New returns a gate letting through, per window, every buyer and up to
+// NewGate returns a gate letting through, per window, every buyer and up to
 // max(floor, multiple × stock left) other shoppers; multiple 0 turns it off.
-func New(multiple, floor int, window time.Duration, now func() time.Time) *Gate {
-	return &Gate{multiple: multiple, floor: floor, window: window, now: now, sales: map[key]*sale{}}
+func NewGate(multiple, floor int, window time.Duration, now func() time.Time) *Gate {
+	return &Gate{multiple: multiple, floor: floor, window: window, now: now, sales: map[key]*gateSale{}}
 }
 
 // Admit reports whether shopper's request for the sale may run the reserve
@@ -128,12 +129,12 @@ func (g *Gate) Bought(itemID, variantID int64, shopper string, left int64) {
 	}
 }
 
-func (g *Gate) observe(itemID, variantID, left int64) *sale {
+func (g *Gate) observe(itemID, variantID, left int64) *gateSale {
 	now := g.now()
 	k := key{itemID, variantID}
 	s := g.sales[k]
 	if s == nil {
-		s = &sale{}
+		s = &gateSale{}
 		s.newWindow(now)
 		g.sales[k] = s
 	}
@@ -161,7 +162,7 @@ func (g *Gate) Returned(itemID, left int64) {
 	}
 }
 
-func (s *sale) newWindow(now time.Time) {
+func (s *gateSale) newWindow(now time.Time) {
 	s.start, s.waiting, s.shoppers = now, 0, map[string]bool{}
 }
 

@@ -1,19 +1,14 @@
-package httpapi
+package saleview
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/gin-gonic/gin"
 	"github.com/redis/go-redis/v9"
 	"gorm.io/gorm"
 
@@ -69,8 +64,8 @@ func (r *reads) take() ([]string, int64) {
 	return keys, rows
 }
 
-// TestListPageReadsOnlyItsSales: with 600 sales in MySQL, each page of GET
-// /items (the shared first page and the ones after, at two sizes) reads
+// TestListPageReadsOnlyItsSales: with 600 sales in MySQL, each page of the
+// shop's list (the shared first page and the ones after, at two sizes) reads
 // from Redis the stock keys of the sales it shows and no others, and from
 // MySQL's items table about as many rows as it shows.
 func TestListPageReadsOnlyItsSales(t *testing.T) {
@@ -100,27 +95,26 @@ func TestListPageReadsOnlyItsSales(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := keyspace.New(prefix)
-	v := saleView{replier: replier{log: slog.New(slog.NewTextHandler(io.Discard, nil))},
-		catalog: catalog.NewStore(db.Gorm), stock: stock.NewStore(rdb, keys), now: func() time.Time { return now }}
-	shop := shopAPI{saleView: v, snaps: newSnapshots(v)}
-	r := gin.New()
-	r.GET("/items", shop.listItems)
+	snaps := NewSnapshots(New(catalog.NewStore(db.Gorm), stock.NewStore(rdb, keys), func() time.Time { return now }))
+	ctx := context.Background()
 
-	for _, limit := range []string{"", "7"} {
-		query := "/items"
-		if limit != "" {
-			query += "?limit=" + limit
-		}
+	for _, limit := range []int{DefaultPageLimit, 7} {
+		var cur *catalog.Cursor
 		for page := 0; page < 4; page++ {
 			seen.take()
-			rec := httptest.NewRecorder()
-			r.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, query, nil))
-			var body struct {
-				Items      []itemJSON `json:"items"`
-				NextCursor string     `json:"next_cursor"`
+			var snap Snapshot
+			var err error
+			if cur == nil && limit == DefaultPageLimit {
+				snap, err = snaps.FirstPage(ctx)
+			} else {
+				snap, err = snaps.Page(ctx, cur, limit)
 			}
-			if err := json.Unmarshal(rec.Body.Bytes(), &body); rec.Code != 200 || err != nil || body.NextCursor == "" {
-				t.Fatalf("page %d at limit %q: %d %s", page, limit, rec.Code, rec.Body)
+			var body Page
+			if err == nil {
+				err = json.Unmarshal(snap.Body, &body)
+			}
+			if err != nil || body.NextCursor == nil {
+				t.Fatalf("page %d at limit %d: %v %s", page, limit, err, snap.Body)
 			}
 			var want []string
 			for _, it := range body.Items {
@@ -131,17 +125,18 @@ func TestListPageReadsOnlyItsSales(t *testing.T) {
 			slices.Sort(got)
 			slices.Sort(want)
 			if !slices.Equal(got, want) {
-				t.Fatalf("page %d at limit %q showed %d sales and read %d Redis keys:\n%v\nwant\n%v",
+				t.Fatalf("page %d at limit %d showed %d sales and read %d Redis keys:\n%v\nwant\n%v",
 					page, limit, len(body.Items), len(got), got, want)
 			}
 			if max := int64(2*len(body.Items) + 2); rows > max {
-				t.Fatalf("page %d at limit %q showed %d sales and read %d rows of items, want at most %d",
+				t.Fatalf("page %d at limit %d showed %d sales and read %d rows of items, want at most %d",
 					page, limit, len(body.Items), rows, max)
 			}
-			query = "/items?cursor=" + body.NextCursor
-			if limit != "" {
-				query += "&limit=" + limit
+			next, err := DecodeCursor(*body.NextCursor)
+			if err != nil {
+				t.Fatal(err)
 			}
+			cur = &next
 		}
 	}
 }
