@@ -16,7 +16,7 @@ import (
 func shippedGate(tb testing.TB) e2etest.Option {
 	tb.Helper()
 	c, err := config.Load(func(k string) string {
-		return map[string]string{"SECKILL_ADMIN_TOKEN": e2etest.AdminToken, "SECKILL_JWT_SECRET": e2etest.JwtSecret}[k]
+		return map[string]string{"SECKILL_ADMIN_TOKEN": e2etest.AdminToken, "SECKILL_JWT_SECRET": e2etest.JWTSecret}[k]
 	})
 	if err != nil {
 		tb.Fatal(err)

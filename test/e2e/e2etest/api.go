@@ -27,6 +27,7 @@ type Want struct {
 	Field  string // error field, if any
 }
 
+// Check fails t unless r has w's status, error code and field.
 func Check(t *testing.T, r Reply, w Want) {
 	t.Helper()
 	if r.Status != w.Status || r.ErrCode() != w.Code {
@@ -42,6 +43,8 @@ func Check(t *testing.T, r Reply, w Want) {
 	}
 }
 
+// Metric is the count of purchases s answered with outcome, read from
+// its /metrics.
 func Metric(tb testing.TB, s *Server, outcome string) int {
 	tb.Helper()
 	m := regexp.MustCompile(`seckill_purchases_total\{outcome="` + outcome + `"\} (\d+)`).FindStringSubmatch(s.Call(tb, "GET", "/metrics", "", nil).Raw)
@@ -93,7 +96,7 @@ type Snapshot struct {
 // Watch subscribes to the admin event stream until ctx ends.
 func Watch(tb testing.TB, ctx context.Context, s *Server) <-chan Snapshot {
 	tb.Helper()
-	req, _ := http.NewRequestWithContext(ctx, "GET", s.Url("/api/v1/admin/events"), nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL("/api/v1/admin/events"), nil)
 	req.Header.Set("Authorization", "Bearer "+AdminToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil || resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
@@ -130,7 +133,7 @@ type OrderEvent struct {
 // events until ctx ends.
 func Follow(tb testing.TB, ctx context.Context, s *Server, path, token string) <-chan OrderEvent {
 	tb.Helper()
-	req, _ := http.NewRequestWithContext(ctx, "GET", s.Url(path), nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL(path), nil)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
@@ -211,13 +214,15 @@ func MintToken(tb testing.TB, user string) string {
 	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
 		// Valid both for servers on the test clock t0 and on the real clock.
 		"sub": user, "exp": time.Now().Add(48 * time.Hour).Unix(),
-	}).SignedString([]byte(JwtSecret))
+	}).SignedString([]byte(JWTSecret))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return tok
 }
 
+// Summary spells a tally of outcomes in a stable order for a failure
+// message.
 func Summary(m map[string]int) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

@@ -66,6 +66,7 @@ func Rankings(tb testing.TB, d PublishedDraw) map[int64][]string {
 	return r
 }
 
+// Draw is GET /draw of sale id as anyone reads it.
 func (s *Server) Draw(tb testing.TB, id int64) PublishedDraw {
 	tb.Helper()
 	r := s.Call(tb, "GET", "/api/v1/items/"+Itoa(id)+"/draw", "", nil)
@@ -115,6 +116,7 @@ func (s *Server) EnterMany(tb testing.TB, id int64, prefix string, n int) {
 // TestDrawKey is the draw key of the tests' servers, fresh per test binary.
 var TestDrawKey, TestDrawKeys = NewDrawKey("test")
 
+// NewDrawKey is a fresh draw key named id and the ring that holds only it.
 func NewDrawKey(id string) ([]byte, drawkey.Ring) {
 	secret := make([]byte, 32)
 	rand.Read(secret)
@@ -136,6 +138,7 @@ func (s *Server) Sibling(tb testing.TB, clk interface{ Now() time.Time }, log *s
 	return Launch(tb, clk, log, cfg, s.Db)
 }
 
+// Entry is the shopper tok's entry in draw sale id as the API shows it.
 func (s *Server) Entry(t *testing.T, id int64, tok string) Reply {
 	t.Helper()
 	return s.Call(t, "GET", "/api/v1/items/"+Itoa(id)+"/entry", tok, nil)

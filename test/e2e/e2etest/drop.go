@@ -53,6 +53,8 @@ func DropBody(starts time.Time, variants ...map[string]any) map[string]any {
 		"starts_at": starts.Format(time.RFC3339Nano), "ends_at": starts.Add(time.Hour).Format(time.RFC3339Nano)}
 }
 
+// Size is a variant row for DropBody: label, stock, then extra
+// key/value pairs.
 func Size(label string, stock int, extra ...any) map[string]any {
 	v := map[string]any{"label": label, "stock_total": stock}
 	for i := 0; i+1 < len(extra); i += 2 {

@@ -19,11 +19,13 @@ import (
 	"github.com/seckill/seckill/internal/testenv"
 )
 
+// The admin token and JWT secret every test server is started with.
 const (
 	AdminToken = "test-admin-token-0123456789"
-	JwtSecret  = "test-jwt-secret-0123456789abcdef0123456789"
+	JWTSecret  = "test-jwt-secret-0123456789abcdef0123456789"
 )
 
+// T0 is where test clocks start unless a test needs another time.
 var T0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
 // Clock is the server's injected clock; tests move it.
@@ -38,19 +40,25 @@ func (c *Clock) Set(t time.Time) { c.Mu.Lock(); defer c.Mu.Unlock(); c.T = t }
 
 func (c *Clock) Add(d time.Duration) { c.Set(c.Now().Add(d)) }
 
+// NewClock is a Clock stopped at t.
 func NewClock(t time.Time) *Clock { return &Clock{T: t} }
 
 // NoPersisters configures a server that takes orders but writes none to
 // MySQL: they wait in Redis until a server with persisters starts.
 func NoPersisters(c *config.Config) { c.Workers = 0 }
 
+// Quiet is a logger that drops everything, for servers whose logs no
+// test reads.
 func Quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
+// MustJSON is v as JSON; tests marshal only values that cannot fail.
 func MustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
 
+// Itoa spells an id for a path.
 func Itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-func (s *Server) Url(p string) string { return "http://" + s.Addr + p }
+// URL is the full address of path p on s.
+func (s *Server) URL(p string) string { return "http://" + s.Addr + p }
 
 // Server is a whole seckill server started in-process on a free port.
 type Server struct {
@@ -59,6 +67,7 @@ type Server struct {
 	Db   testenv.DB
 }
 
+// Option changes the configuration Start gives a server.
 type Option func(*config.Config)
 
 // Start runs the app against this test's MySQL database and Redis prefix
@@ -73,7 +82,7 @@ func StartLogged(tb testing.TB, clk interface{ Now() time.Time }, log *slog.Logg
 	tb.Helper()
 	db := testenv.MySQL(tb)
 	cfg := config.Config{HTTPAddr: "127.0.0.1:0", MySQLDSN: db.DSN, Redis: redisconn.Target{Addr: testenv.RedisAddr(tb)},
-		AdminToken: AdminToken, JWTSecret: JwtSecret, DemoLogin: true, DemoPayments: true, SessionTTL: time.Hour,
+		AdminToken: AdminToken, JWTSecret: JWTSecret, DemoLogin: true, DemoPayments: true, SessionTTL: time.Hour,
 		Workers: 2, BatchSize: 200, ClaimIdle: time.Second, ShutdownTimout: 5 * time.Second,
 		// Reconciliation stays out of the way of tests that drift Redis on
 		// purpose; they call the endpoint themselves.
@@ -109,6 +118,8 @@ func (s *Server) Twin(tb testing.TB, clk interface{ Now() time.Time }) *Server {
 // Walled is a clock that also moves the server's real time (app.Options.Wall).
 type Walled interface{ Wall() time.Time }
 
+// Launch starts a server with exactly cfg on database db, stopped when tb
+// ends.
 func Launch(tb testing.TB, clk interface{ Now() time.Time }, log *slog.Logger, cfg config.Config, db testenv.DB) *Server {
 	tb.Helper()
 	opts := app.Options{Now: clk.Now, Logger: log}
@@ -144,14 +155,17 @@ type Reply struct {
 	Raw    string
 }
 
+// ErrCode is the error code of an error answer, "" otherwise.
 func (r Reply) ErrCode() string {
 	e, _ := r.Body["error"].(map[string]any)
 	s, _ := e["code"].(string)
 	return s
 }
 
+// Str is the string field k of the answer's JSON body.
 func (r Reply) Str(k string) string { s, _ := r.Body[k].(string); return s }
 
+// Client is the HTTP client every test request goes through.
 var Client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
 
 // Call sends a request; auth is a bearer token ("" for none); body is sent
@@ -168,7 +182,7 @@ func (s *Server) Call(tb testing.TB, method, path, auth string, body any, hdr ..
 	default:
 		rd = bytes.NewReader(MustJSON(b))
 	}
-	req, err := http.NewRequest(method, s.Url(path), rd)
+	req, err := http.NewRequest(method, s.URL(path), rd)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -239,6 +253,7 @@ type Proxy struct {
 	Conns []net.Conn
 }
 
+// NewProxy forwards a listener of its own to target until tb ends.
 func NewProxy(tb testing.TB, target string) *Proxy {
 	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -27,6 +27,7 @@ type AuditEntry struct {
 	After     json.RawMessage `json:"after"`
 }
 
+// AuditPage is one page of GET /api/v1/admin/audit.
 type AuditPage struct {
 	Entries    []AuditEntry `json:"entries"`
 	NextCursor *string      `json:"next_cursor"`
@@ -46,7 +47,7 @@ func (s *Server) Audit(tb testing.TB, query string) AuditPage {
 // Fingerprint is the audit actor of a credential, worked out as the
 // docs say: HMAC-SHA256 under the server's JWT secret.
 func Fingerprint(kind, secret string) string {
-	mac := hmac.New(sha256.New, []byte(JwtSecret))
+	mac := hmac.New(sha256.New, []byte(JWTSecret))
 	mac.Write([]byte(kind + "\x00" + secret))
 	return kind + ":" + hex.EncodeToString(mac.Sum(nil))[:12]
 }
@@ -67,15 +68,18 @@ type SaleReport struct {
 	RateLimited     int64          `json:"rate_limited"`
 }
 
+// CurvePoint is one point of a report's sales curve.
 type CurvePoint struct {
 	T    time.Time `json:"t"`
 	Sold int       `json:"sold"`
 }
 
+// RoomFigures is the waiting room's part of a report.
 type RoomFigures struct {
 	Joins, Admissions, Purchases, Abandoned int64
 }
 
+// Report is the post-sale report of sale id, read with the admin token.
 func (s *Server) Report(tb testing.TB, id int64) SaleReport {
 	tb.Helper()
 	r := s.Call(tb, "GET", "/api/v1/admin/items/"+Itoa(id)+"/report", AdminToken, nil)

@@ -17,6 +17,7 @@ import (
 	"github.com/seckill/seckill/internal/webhook"
 )
 
+// HookSecret signs the deliveries to the test receivers.
 const HookSecret = "test-webhook-secret-0123456789abcdef"
 
 // HookReceiver is a shop's webhook endpoint: it answers status (500 until
@@ -39,6 +40,7 @@ type HookEvent struct {
 	Data      map[string]any `json:"data"`
 }
 
+// NewHookReceiver is a receiver listening until tb ends.
 func NewHookReceiver(tb testing.TB) *HookReceiver {
 	tb.Helper()
 	r := &HookReceiver{Took: map[string]string{}}
@@ -74,7 +76,7 @@ func (r *HookReceiver) Got(id string) string {
 }
 
 // Url is the endpoint with a password in it, which no admin page may show.
-func (r *HookReceiver) Url() string {
+func (r *HookReceiver) URL() string {
 	return strings.Replace(r.Srv.URL, "http://", "http://shop:hook-password@", 1) + "/seckill"
 }
 
@@ -82,7 +84,7 @@ func (r *HookReceiver) Url() string {
 // giveUp.
 func HooksTo(r *HookReceiver, giveUp time.Duration) Option {
 	return func(c *config.Config) {
-		c.WebhookURLs, c.WebhookSecret, c.WebhookGiveUp = []string{r.Url()}, HookSecret, giveUp
+		c.WebhookURLs, c.WebhookSecret, c.WebhookGiveUp = []string{r.URL()}, HookSecret, giveUp
 	}
 }
 

@@ -59,7 +59,7 @@ func TestSignedOutDashboardStreamEnds(t *testing.T) {
 	e2etest.Check(t, r, e2etest.Want{Status: 200, Code: "", Field: ""})
 	cookie := strings.Split(r.Header.Get("Set-Cookie"), ";")[0]
 
-	req, _ := http.NewRequest("GET", other.Url("/api/v1/admin/events"), nil)
+	req, _ := http.NewRequest("GET", other.URL("/api/v1/admin/events"), nil)
 	req.Header.Set("Cookie", cookie)
 	resp, err := (&http.Client{}).Do(req)
 	if err != nil || resp.StatusCode != 200 {

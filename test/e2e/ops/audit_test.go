@@ -95,7 +95,7 @@ func TestAuditNamesTheDashboardSession(t *testing.T) {
 	}
 	for _, price := range []int{100, 200} {
 		r := s.Call(t, "PATCH", "/api/v1/admin/items/"+e2etest.Itoa(id), "", map[string]int{"price_cents": price},
-			"Cookie", "seckill_admin="+cookie, "Origin", s.Url(""))
+			"Cookie", "seckill_admin="+cookie, "Origin", s.URL(""))
 		e2etest.Check(t, r, e2etest.Want{Status: 200, Code: "", Field: ""})
 	}
 	p := s.Audit(t, "?action=update")

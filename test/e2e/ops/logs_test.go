@@ -30,7 +30,7 @@ func TestSecretsNeverLogged(t *testing.T) {
 	if !strings.Contains(logs, `"request_id"`) || !strings.Contains(logs, `"route":"/api/v1/items/:id/purchase"`) {
 		t.Fatalf("no structured request lines with ids in the logs:\n%s", logs)
 	}
-	secrets := map[string]string{"shopper token": shopper, "admin token": e2etest.AdminToken, "JWT secret": e2etest.JwtSecret,
+	secrets := map[string]string{"shopper token": shopper, "admin token": e2etest.AdminToken, "JWT secret": e2etest.JWTSecret,
 		"admin session": strings.TrimPrefix(cookie, "seckill_admin=")}
 	for name, v := range secrets {
 		if v != "" && strings.Contains(logs, v) {

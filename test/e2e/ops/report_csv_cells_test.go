@@ -121,7 +121,7 @@ func TestOrdersCSVFailureBreaksTheTransfer(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	req, _ := http.NewRequest("GET", s.Url("/api/v1/admin/items/"+e2etest.Itoa(id)+"/orders.csv"), nil)
+	req, _ := http.NewRequest("GET", s.URL("/api/v1/admin/items/"+e2etest.Itoa(id)+"/orders.csv"), nil)
 	req.Header.Set("Authorization", "Bearer "+e2etest.AdminToken)
 	resp, err := e2etest.Client.Do(req)
 	if err != nil {

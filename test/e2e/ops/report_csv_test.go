@@ -73,7 +73,7 @@ var oneToMillion = func() string {
 // against the next one expected, and returns the lines and bytes read.
 func exportOrders(t *testing.T, s *e2etest.Server, id int64, n int) (lines int, size int64) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", s.Url("/api/v1/admin/items/"+e2etest.Itoa(id)+"/orders.csv"), nil)
+	req, _ := http.NewRequest("GET", s.URL("/api/v1/admin/items/"+e2etest.Itoa(id)+"/orders.csv"), nil)
 	req.Header.Set("Authorization", "Bearer "+e2etest.AdminToken)
 	resp, err := (&http.Client{Timeout: 5 * time.Minute}).Do(req)
 	if err != nil {

@@ -77,11 +77,11 @@ func TestAuthentication(t *testing.T) {
 		{"garbage", "not-a-jwt", e2etest.Want{Status: 401, Code: "unauthenticated", Field: ""}},
 		{"forged: other secret", mint("another-secret-0123456789abcdef0123", jwt.SigningMethodHS256, valid), e2etest.Want{Status: 401, Code: "unauthenticated", Field: ""}},
 		{"alg none", header + "." + payload + ".", e2etest.Want{Status: 401, Code: "unauthenticated", Field: ""}},
-		{"HS512 with the right secret", mint(e2etest.JwtSecret, jwt.SigningMethodHS512, valid), e2etest.Want{Status: 401, Code: "unauthenticated", Field: ""}},
-		{"expired", mint(e2etest.JwtSecret, jwt.SigningMethodHS256, jwt.MapClaims{"sub": "mallory", "exp": e2etest.T0.Add(-time.Second).Unix()}), e2etest.Want{Status: 401, Code: "unauthenticated", Field: ""}},
-		{"no expiry", mint(e2etest.JwtSecret, jwt.SigningMethodHS256, jwt.MapClaims{"sub": "mallory"}), e2etest.Want{Status: 401, Code: "unauthenticated", Field: ""}},
-		{"bad subject", mint(e2etest.JwtSecret, jwt.SigningMethodHS256, jwt.MapClaims{"sub": "a b", "exp": e2etest.T0.Add(time.Hour).Unix()}), e2etest.Want{Status: 401, Code: "unauthenticated", Field: ""}},
-		{"minted by the shop with the secret", mint(e2etest.JwtSecret, jwt.SigningMethodHS256, valid), e2etest.Want{Status: 202, Code: "", Field: ""}},
+		{"HS512 with the right secret", mint(e2etest.JWTSecret, jwt.SigningMethodHS512, valid), e2etest.Want{Status: 401, Code: "unauthenticated", Field: ""}},
+		{"expired", mint(e2etest.JWTSecret, jwt.SigningMethodHS256, jwt.MapClaims{"sub": "mallory", "exp": e2etest.T0.Add(-time.Second).Unix()}), e2etest.Want{Status: 401, Code: "unauthenticated", Field: ""}},
+		{"no expiry", mint(e2etest.JWTSecret, jwt.SigningMethodHS256, jwt.MapClaims{"sub": "mallory"}), e2etest.Want{Status: 401, Code: "unauthenticated", Field: ""}},
+		{"bad subject", mint(e2etest.JWTSecret, jwt.SigningMethodHS256, jwt.MapClaims{"sub": "a b", "exp": e2etest.T0.Add(time.Hour).Unix()}), e2etest.Want{Status: 401, Code: "unauthenticated", Field: ""}},
+		{"minted by the shop with the secret", mint(e2etest.JWTSecret, jwt.SigningMethodHS256, valid), e2etest.Want{Status: 202, Code: "", Field: ""}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

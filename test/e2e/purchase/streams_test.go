@@ -13,7 +13,7 @@ import (
 func openStream(tb testing.TB, s *e2etest.Server, path, auth string) *http.Response {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, "GET", s.Url(path), nil)
+	req, err := http.NewRequestWithContext(ctx, "GET", s.URL(path), nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func TestProofOfWork(t *testing.T) {
 	bobs := a.Proof(t, roomID, bob)
 	otherSale := a.Proof(t, otherID, alice)
 	forged := pow.IssuerFor("another-secret-0123456789abcdef0123456789", time.Now).Issue("alice", loopback, roomID, 0) + ":0"
-	expired := pow.IssuerFor(e2etest.JwtSecret, func() time.Time { return time.Now().Add(-3 * time.Minute) }).Issue("alice", loopback, roomID, 0) + ":0"
+	expired := pow.IssuerFor(e2etest.JWTSecret, func() time.Time { return time.Now().Add(-3 * time.Minute) }).Issue("alice", loopback, roomID, 0) + ":0"
 	fails := 0
 	for _, tc := range []struct {
 		name  string

@@ -37,7 +37,7 @@ func TestWebhookFailuresListedAndResent(t *testing.T) {
 	if strings.Contains(r.Raw, "hook-password") {
 		t.Fatalf("the list shows the endpoint's password: %s", r.Raw)
 	}
-	wantEndpoint := webhook.Redact(recv.Url())
+	wantEndpoint := webhook.Redact(recv.URL())
 	for i, typ := range []string{webhook.SaleResumed, webhook.SalePaused} { // newest first
 		d := failed[i]
 		if d["type"] != typ || d["state"] != "failed" || d["endpoint"] != wantEndpoint || d["subject"] != "sale:"+e2etest.Itoa(id) ||
