@@ -27,15 +27,7 @@ func TestProofOfWorkFreeRequestsCostOthersNothing(t *testing.T) {
 		}
 		clk.Add(time.Second)
 	}
-	carol := e2etest.MintToken(t, "carol")
-	ch, d := s.Challenge(t, id, carol, e2etest.From("203.0.113.99")...)
-	if d != e2etest.TestPowBits {
-		t.Fatalf("carol on the freeloaders' /24 is asked %d bits, want the base %d", d, e2etest.TestPowBits)
-	}
-	r := s.Call(t, "POST", "/api/v1/items/"+e2etest.Itoa(id)+"/room", carol, nil, e2etest.From("203.0.113.99", httpapi.ProofOfWorkHeader, ch+":"+pow.Solve(ch, d))...)
-	if r.Status != 200 || r.Str("state") != "waiting" {
-		t.Fatalf("carol's join: %d %s", r.Status, r.Raw)
-	}
+	carolJoinsAtBase(t, s, id, "freeloaders")
 	// 600 asks in the minute just ended: six doublings beyond ten, on the account alone.
 	if _, d := s.Challenge(t, id, e2etest.MintToken(t, "freeloader0"), e2etest.From("203.0.113.1")...); d != e2etest.TestPowBits+6 {
 		t.Fatalf("a freeloader is asked %d bits, want %d: its own six more", d, e2etest.TestPowBits+6)
@@ -52,15 +44,7 @@ func TestProofOfWorkForgedProofsCostOthersNothing(t *testing.T) {
 	s := e2etest.Start(t, clk, e2etest.BehindProxy)
 	id := e2etest.RoomSale(t, s, 10, 5, e2etest.T0.Add(time.Hour))
 	e2etest.Forge(t, s, id, "203.0.113.", 10, 0, func() { clk.Add(time.Second) })
-	carol := e2etest.MintToken(t, "carol")
-	ch, d := s.Challenge(t, id, carol, e2etest.From("203.0.113.99")...)
-	if d != e2etest.TestPowBits {
-		t.Fatalf("carol on the forgers' /24 is asked %d bits, want the base %d", d, e2etest.TestPowBits)
-	}
-	r := s.Call(t, "POST", "/api/v1/items/"+e2etest.Itoa(id)+"/room", carol, nil, e2etest.From("203.0.113.99", httpapi.ProofOfWorkHeader, ch+":"+pow.Solve(ch, d))...)
-	if r.Status != 200 || r.Str("state") != "waiting" {
-		t.Fatalf("carol's join: %d %s", r.Status, r.Raw)
-	}
+	carolJoinsAtBase(t, s, id, "forgers")
 	if _, d := s.Challenge(t, id, e2etest.MintToken(t, "forger0"), e2etest.From("203.0.113.1")...); d != e2etest.TestPowBits+8 {
 		t.Fatalf("a forger is asked %d bits, want %d: its own eight more", d, e2etest.TestPowBits+8)
 	}
@@ -133,5 +117,21 @@ func TestProofOfWorkPricesA48(t *testing.T) {
 	}
 	if _, d := s.Challenge(t, id, e2etest.MintToken(t, "alice"), e2etest.From("2001:db8:2:1::7")...); d != e2etest.TestPowBits {
 		t.Fatalf("a /64 of another /48 is asked %d bits, want the base %d", d, e2etest.TestPowBits)
+	}
+}
+
+// carolJoinsAtBase checks that carol, on the /24 (203.0.113.0) the crowd
+// asked from, is asked the base difficulty and joins with it: what the
+// crowd did cost her nothing.
+func carolJoinsAtBase(t *testing.T, s *e2etest.Server, id int64, crowd string) {
+	t.Helper()
+	carol := e2etest.MintToken(t, "carol")
+	ch, d := s.Challenge(t, id, carol, e2etest.From("203.0.113.99")...)
+	if d != e2etest.TestPowBits {
+		t.Fatalf("carol on the %s' /24 is asked %d bits, want the base %d", crowd, d, e2etest.TestPowBits)
+	}
+	r := s.Call(t, "POST", "/api/v1/items/"+e2etest.Itoa(id)+"/room", carol, nil, e2etest.From("203.0.113.99", httpapi.ProofOfWorkHeader, ch+":"+pow.Solve(ch, d))...)
+	if r.Status != 200 || r.Str("state") != "waiting" {
+		t.Fatalf("carol's join: %d %s", r.Status, r.Raw)
 	}
 }
