@@ -42,8 +42,8 @@ func TestAdminCreateItem(t *testing.T) {
 		{"end before start", valid(set("ends_at", "2026-11-22T09:00:00Z")), e2etest.Want{Status: 400, Code: "invalid_request", Field: "ends_at"}},
 		{"end equals start", valid(set("ends_at", "2026-11-22T10:00:00Z")), e2etest.Want{Status: 400, Code: "invalid_request", Field: "ends_at"}},
 		{"unknown field", valid(set("stock", 5)), e2etest.Want{Status: 400, Code: "invalid_request", Field: "stock"}},
-		{"bad JSON", `{"name":`, e2etest.Want{Status: 400, Code: "invalid_request", Field: ""}},
-		{"valid", valid(nil), e2etest.Want{Status: 201, Code: "", Field: ""}},
+		{"bad JSON", `{"name":`, e2etest.Want{Status: 400, Code: "invalid_request"}},
+		{"valid", valid(nil), e2etest.Want{Status: 201}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,7 +69,7 @@ func TestAdminUpdateWarmStats(t *testing.T) {
 	id := s.Sale(t, 5, 1, e2etest.T0, e2etest.T0.Add(time.Hour))
 	path := "/api/v1/admin/items/" + e2etest.Itoa(id)
 	for _, u := range []string{"a", "b", "c"} {
-		e2etest.Check(t, s.Call(t, "POST", "/api/v1/items/"+e2etest.Itoa(id)+"/purchase", s.Login(t, u), nil), e2etest.Want{Status: 202, Code: "", Field: ""})
+		e2etest.Check(t, s.Call(t, "POST", "/api/v1/items/"+e2etest.Itoa(id)+"/purchase", s.Login(t, u), nil), e2etest.Want{Status: 202})
 	}
 	tests := []struct {
 		name string
@@ -78,14 +78,14 @@ func TestAdminUpdateWarmStats(t *testing.T) {
 		want e2etest.Want
 		left float64
 	}{
-		{"below sold", path, `{"stock_total":2}`, e2etest.Want{Status: 409, Code: "stock_conflict", Field: ""}, 2},
-		{"down to sold", path, `{"stock_total":3}`, e2etest.Want{Status: 200, Code: "", Field: ""}, 0},
-		{"up again", path, `{"stock_total":10}`, e2etest.Want{Status: 200, Code: "", Field: ""}, 7},
-		{"rename", path, `{"name":"Renamed"}`, e2etest.Want{Status: 200, Code: "", Field: ""}, 7},
+		{"below sold", path, `{"stock_total":2}`, e2etest.Want{Status: 409, Code: "stock_conflict"}, 2},
+		{"down to sold", path, `{"stock_total":3}`, e2etest.Want{Status: 200}, 0},
+		{"up again", path, `{"stock_total":10}`, e2etest.Want{Status: 200}, 7},
+		{"rename", path, `{"name":"Renamed"}`, e2etest.Want{Status: 200}, 7},
 		{"end before start", path, `{"ends_at":"2026-11-22T09:00:00Z"}`, e2etest.Want{Status: 400, Code: "invalid_request", Field: "ends_at"}, 7},
 		{"unknown field", path, `{"stock":1}`, e2etest.Want{Status: 400, Code: "invalid_request", Field: "stock"}, 7},
-		{"empty body", path, nil, e2etest.Want{Status: 400, Code: "invalid_request", Field: ""}, 7},
-		{"unknown item", "/api/v1/admin/items/999", `{"name":"x"}`, e2etest.Want{Status: 404, Code: "item_not_found", Field: ""}, 7},
+		{"empty body", path, nil, e2etest.Want{Status: 400, Code: "invalid_request"}, 7},
+		{"unknown item", "/api/v1/admin/items/999", `{"name":"x"}`, e2etest.Want{Status: 404, Code: "item_not_found"}, 7},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,12 +100,12 @@ func TestAdminUpdateWarmStats(t *testing.T) {
 		})
 	}
 	t.Run("window change reaches the reserve script", func(t *testing.T) {
-		e2etest.Check(t, s.Call(t, "PATCH", path, e2etest.AdminToken, `{"starts_at":"2026-11-22T12:00:00Z","ends_at":"2026-11-22T13:00:00Z"}`), e2etest.Want{Status: 200, Code: "", Field: ""})
-		e2etest.Check(t, s.Call(t, "POST", "/api/v1/items/"+e2etest.Itoa(id)+"/purchase", s.Login(t, "d"), nil), e2etest.Want{Status: 403, Code: "not_started", Field: ""})
+		e2etest.Check(t, s.Call(t, "PATCH", path, e2etest.AdminToken, `{"starts_at":"2026-11-22T12:00:00Z","ends_at":"2026-11-22T13:00:00Z"}`), e2etest.Want{Status: 200})
+		e2etest.Check(t, s.Call(t, "POST", "/api/v1/items/"+e2etest.Itoa(id)+"/purchase", s.Login(t, "d"), nil), e2etest.Want{Status: 403, Code: "not_started"})
 	})
 	t.Run("warm and stats", func(t *testing.T) {
 		r := s.Call(t, "POST", path+"/warm", e2etest.AdminToken, nil)
-		e2etest.Check(t, r, e2etest.Want{Status: 200, Code: "", Field: ""})
+		e2etest.Check(t, r, e2etest.Want{Status: 200})
 		wantStats := map[string]float64{"item_id": float64(id), "stock_total": 10, "stock_mysql": 7, "stock_redis": 7,
 			"orders_pending": 0, "orders_confirmed": 3, "orders_paid": 0, "orders_cancelled": 0, "sold": 3}
 		for k, v := range wantStats {
@@ -116,8 +116,8 @@ func TestAdminUpdateWarmStats(t *testing.T) {
 		if r.Body["consistent"] != true {
 			t.Fatalf("stats not consistent: %s", r.Raw)
 		}
-		e2etest.Check(t, s.Call(t, "POST", "/api/v1/admin/items/999/warm", e2etest.AdminToken, nil), e2etest.Want{Status: 404, Code: "item_not_found", Field: ""})
-		e2etest.Check(t, s.Call(t, "GET", "/api/v1/admin/items/999/stats", e2etest.AdminToken, nil), e2etest.Want{Status: 404, Code: "item_not_found", Field: ""})
+		e2etest.Check(t, s.Call(t, "POST", "/api/v1/admin/items/999/warm", e2etest.AdminToken, nil), e2etest.Want{Status: 404, Code: "item_not_found"})
+		e2etest.Check(t, s.Call(t, "GET", "/api/v1/admin/items/999/stats", e2etest.AdminToken, nil), e2etest.Want{Status: 404, Code: "item_not_found"})
 	})
 }
 
@@ -125,7 +125,7 @@ func TestOpsEndpoints(t *testing.T) {
 	t.Parallel()
 	s := e2etest.Start(t, e2etest.NewClock(e2etest.T0))
 	id := s.Sale(t, 5, 1, e2etest.T0, e2etest.T0.Add(time.Hour))
-	e2etest.Check(t, s.Call(t, "POST", "/api/v1/items/"+e2etest.Itoa(id)+"/purchase", s.Login(t, "a"), nil), e2etest.Want{Status: 202, Code: "", Field: ""})
+	e2etest.Check(t, s.Call(t, "POST", "/api/v1/items/"+e2etest.Itoa(id)+"/purchase", s.Login(t, "a"), nil), e2etest.Want{Status: 202})
 	if r := s.Call(t, "GET", "/healthz", "", nil); r.Status != 200 {
 		t.Fatalf("healthz: %d", r.Status)
 	}
@@ -156,7 +156,7 @@ func TestRedisOutage(t *testing.T) {
 	tok := s.Login(t, "a")
 	p.Close()
 	r := s.Call(t, "POST", "/api/v1/items/"+e2etest.Itoa(id)+"/purchase", tok, nil)
-	e2etest.Check(t, r, e2etest.Want{Status: 503, Code: "unavailable", Field: ""})
+	e2etest.Check(t, r, e2etest.Want{Status: 503, Code: "unavailable"})
 	if r.Header.Get("Retry-After") == "" || strings.Contains(r.Raw, "127.0.0.1") {
 		t.Fatalf("503 = %v %s: want Retry-After and no internals", r.Header, r.Raw)
 	}

@@ -53,8 +53,8 @@ func TestSaleRefreshIsCacheable(t *testing.T) {
 	if r := s.Call(t, "GET", "/api/v1/items", "", nil); r.Body["server_time"] == nil || len(r.Body["items"].([]any)) == 0 {
 		t.Fatalf("the list lost its items or server_time: %s", r.Raw)
 	}
-	e2etest.Check(t, s.Call(t, "GET", "/api/v1/items/999999999", "", nil), e2etest.Want{Status: 404, Code: "item_not_found", Field: ""})
-	e2etest.Check(t, s.Call(t, "GET", "/api/v1/items/abc", "", nil), e2etest.Want{Status: 404, Code: "item_not_found", Field: ""})
+	e2etest.Check(t, s.Call(t, "GET", "/api/v1/items/999999999", "", nil), e2etest.Want{Status: 404, Code: "item_not_found"})
+	e2etest.Check(t, s.Call(t, "GET", "/api/v1/items/abc", "", nil), e2etest.Want{Status: 404, Code: "item_not_found"})
 }
 
 // TestServerTimeIsNeverCached: the countdown's clock sync must be this
@@ -126,6 +126,6 @@ func TestOrderStreamFollowsAcrossServers(t *testing.T) {
 		t.Fatalf("after paying on the other server the stream said %q", got)
 	}
 
-	e2etest.Check(t, b.Call(t, "GET", "/api/v1/orders/"+orderID+"/events", e2etest.MintToken(t, "someone-else"), nil), e2etest.Want{Status: 404, Code: "order_not_found", Field: ""})
-	e2etest.Check(t, b.Call(t, "GET", "/api/v1/orders/"+orderID+"/events", "", nil), e2etest.Want{Status: 401, Code: "unauthenticated", Field: ""})
+	e2etest.Check(t, b.Call(t, "GET", "/api/v1/orders/"+orderID+"/events", e2etest.MintToken(t, "someone-else"), nil), e2etest.Want{Status: 404, Code: "order_not_found"})
+	e2etest.Check(t, b.Call(t, "GET", "/api/v1/orders/"+orderID+"/events", "", nil), e2etest.Want{Status: 401, Code: "unauthenticated"})
 }

@@ -21,9 +21,9 @@ func TestPrivateAnswersAreNotStored(t *testing.T) {
 	item, room := "/api/v1/items/"+e2etest.Itoa(id), "/api/v1/items/"+e2etest.Itoa(roomID)+"/room"
 	shopper, other := s.Login(t, "ns-shopper"), s.Login(t, "ns-other")
 	first := s.Call(t, "POST", item+"/purchase", shopper, nil, "Idempotency-Key", "ns-1")
-	e2etest.Check(t, first, e2etest.Want{Status: 202, Code: "", Field: ""})
+	e2etest.Check(t, first, e2etest.Want{Status: 202})
 	second := s.Call(t, "POST", item+"/purchase", other, nil)
-	e2etest.Check(t, second, e2etest.Want{Status: 202, Code: "", Field: ""})
+	e2etest.Check(t, second, e2etest.Want{Status: 202})
 	s.Settle(t, id)
 	mine, theirs := "/api/v1/orders/"+first.Str("order_id"), "/api/v1/orders/"+second.Str("order_id")
 	origin := []string{"Origin", "http://" + s.Addr}

@@ -52,7 +52,7 @@ func TestOneShopperFlooding(t *testing.T) {
 		t.Fatalf("one shopper flooding holds %v units, want 1", st.Body["sold"])
 	}
 	// Refused requests must not have spent the IP's allowance.
-	e2etest.Check(t, s.Call(t, "POST", "/api/v1/items/"+e2etest.Itoa(id)+"/purchase", e2etest.MintToken(t, "alice"), nil), e2etest.Want{Status: 202, Code: "", Field: ""})
+	e2etest.Check(t, s.Call(t, "POST", "/api/v1/items/"+e2etest.Itoa(id)+"/purchase", e2etest.MintToken(t, "alice"), nil), e2etest.Want{Status: 202})
 }
 
 // slowLogin refills slowly. With the server's clock standing still, the

@@ -27,9 +27,9 @@ func TestProofOfWork(t *testing.T) {
 	alice, bob := e2etest.MintToken(t, "alice"), e2etest.MintToken(t, "bob")
 	path := "/api/v1/items/" + e2etest.Itoa(roomID)
 
-	e2etest.Check(t, a.Call(t, "POST", path+"/challenge", "", nil), e2etest.Want{Status: 401, Code: "unauthenticated", Field: ""})
-	e2etest.Check(t, a.Call(t, "POST", "/api/v1/items/999999/challenge", alice, nil), e2etest.Want{Status: 404, Code: "item_not_found", Field: ""})
-	e2etest.Check(t, a.Call(t, "POST", "/api/v1/items/x/challenge", alice, nil), e2etest.Want{Status: 404, Code: "item_not_found", Field: ""})
+	e2etest.Check(t, a.Call(t, "POST", path+"/challenge", "", nil), e2etest.Want{Status: 401, Code: "unauthenticated"})
+	e2etest.Check(t, a.Call(t, "POST", "/api/v1/items/999999/challenge", alice, nil), e2etest.Want{Status: 404, Code: "item_not_found"})
+	e2etest.Check(t, a.Call(t, "POST", "/api/v1/items/x/challenge", alice, nil), e2etest.Want{Status: 404, Code: "item_not_found"})
 	r := a.Call(t, "POST", path+"/challenge", alice, nil)
 	if _, ok := r.Body["challenge"].(string); r.Status != 200 || !ok || len(r.Body) != 2 ||
 		r.Body["difficulty"] != float64(e2etest.TestPowBits) || r.Header.Get("Cache-Control") != "no-store" {
@@ -82,8 +82,8 @@ func TestProofOfWork(t *testing.T) {
 		}
 	}
 	// Unknown sales are unknown whatever the proof.
-	e2etest.Check(t, a.Call(t, "POST", "/api/v1/items/999999/room", alice, nil), e2etest.Want{Status: 404, Code: "item_not_found", Field: ""})
-	e2etest.Check(t, a.Call(t, "POST", "/api/v1/items/x/room", alice, nil, httpapi.ProofOfWorkHeader, solved), e2etest.Want{Status: 404, Code: "item_not_found", Field: ""})
+	e2etest.Check(t, a.Call(t, "POST", "/api/v1/items/999999/room", alice, nil), e2etest.Want{Status: 404, Code: "item_not_found"})
+	e2etest.Check(t, a.Call(t, "POST", "/api/v1/items/x/room", alice, nil, httpapi.ProofOfWorkHeader, solved), e2etest.Want{Status: 404, Code: "item_not_found"})
 	if st := a.Call(t, "GET", path+"/room", alice, nil); st.Str("state") != "waiting" || st.Body["queued"] != float64(1) {
 		t.Fatalf("alice joined once, whatever she sent: %s", st.Raw)
 	}

@@ -89,7 +89,7 @@ func TestWebhookFailuresListedAndResent(t *testing.T) {
 	if v := e2etest.Series(t, s, "seckill_webhook_outbox_failed"); v != 0 {
 		t.Errorf("seckill_webhook_outbox_failed = %v after the re-sends, want 0", v)
 	}
-	e2etest.Check(t, s.Call(t, "POST", "/api/v1/admin/webhooks/"+seqOf(paused)+"/resend", e2etest.AdminToken, nil), e2etest.Want{Status: 409, Code: "delivery_not_failed", Field: ""})
+	e2etest.Check(t, s.Call(t, "POST", "/api/v1/admin/webhooks/"+seqOf(paused)+"/resend", e2etest.AdminToken, nil), e2etest.Want{Status: 409, Code: "delivery_not_failed"})
 
 	// Each re-send is in the audit log, by the admin token, failed → pending.
 	log := s.Call(t, "GET", "/api/v1/admin/audit?action=webhook_resend", e2etest.AdminToken, nil)
@@ -143,12 +143,12 @@ func TestWebhookAdminRefusals(t *testing.T) {
 		{"GET", "/api/v1/admin/webhooks?limit=0", e2etest.AdminToken, e2etest.Want{Status: 400, Code: "invalid_limit", Field: "limit"}},
 		{"GET", "/api/v1/admin/webhooks?limit=201", e2etest.AdminToken, e2etest.Want{Status: 400, Code: "invalid_limit", Field: "limit"}},
 		{"GET", "/api/v1/admin/webhooks?cursor=x", e2etest.AdminToken, e2etest.Want{Status: 400, Code: "invalid_cursor", Field: "cursor"}},
-		{"GET", "/api/v1/admin/webhooks", "", e2etest.Want{Status: 401, Code: "unauthenticated", Field: ""}},
-		{"GET", "/api/v1/admin/webhooks/99999999", e2etest.AdminToken, e2etest.Want{Status: 404, Code: "delivery_not_found", Field: ""}},
-		{"GET", "/api/v1/admin/webhooks/abc", e2etest.AdminToken, e2etest.Want{Status: 404, Code: "delivery_not_found", Field: ""}},
-		{"POST", "/api/v1/admin/webhooks/99999999/resend", e2etest.AdminToken, e2etest.Want{Status: 404, Code: "delivery_not_found", Field: ""}},
-		{"POST", "/api/v1/admin/webhooks/" + seq + "/resend", "", e2etest.Want{Status: 401, Code: "unauthenticated", Field: ""}},
-		{"POST", "/api/v1/admin/webhooks/" + seq + "/resend", e2etest.AdminToken, e2etest.Want{Status: 409, Code: "delivery_not_failed", Field: ""}},
+		{"GET", "/api/v1/admin/webhooks", "", e2etest.Want{Status: 401, Code: "unauthenticated"}},
+		{"GET", "/api/v1/admin/webhooks/99999999", e2etest.AdminToken, e2etest.Want{Status: 404, Code: "delivery_not_found"}},
+		{"GET", "/api/v1/admin/webhooks/abc", e2etest.AdminToken, e2etest.Want{Status: 404, Code: "delivery_not_found"}},
+		{"POST", "/api/v1/admin/webhooks/99999999/resend", e2etest.AdminToken, e2etest.Want{Status: 404, Code: "delivery_not_found"}},
+		{"POST", "/api/v1/admin/webhooks/" + seq + "/resend", "", e2etest.Want{Status: 401, Code: "unauthenticated"}},
+		{"POST", "/api/v1/admin/webhooks/" + seq + "/resend", e2etest.AdminToken, e2etest.Want{Status: 409, Code: "delivery_not_failed"}},
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) { e2etest.Check(t, s.Call(t, tc.method, tc.path, tc.auth, nil), tc.want) })
 	}
