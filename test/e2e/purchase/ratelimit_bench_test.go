@@ -12,7 +12,7 @@ import (
 
 // BenchmarkRefusedVsReserved compares what a purchase request costs end to
 // end (HTTP, auth, the limits, the script) when the rate limit refuses it
-// and when it reserves stock. Run: go test ./internal/app -run '^$' -bench Refused
+// and when it reserves stock. Run: go test ./test/e2e/purchase -run '^$' -bench Refused
 func BenchmarkRefusedVsReserved(b *testing.B) {
 	s := e2etest.Start(b, &e2etest.LiveClock{}, func(c *config.Config) {
 		c.RateShopper = ratelimit.Rate{PerSecond: 1, Burst: 1}
