@@ -1,5 +1,6 @@
 // Package app wires the server together: stores, workers and the HTTP layer.
-// main and the end-to-end tests both start the whole system through it.
+// main and the end-to-end tests (test/e2e, one package per area, started
+// through test/e2e/e2etest) both start the whole system through it.
 package app
 
 import (
@@ -203,21 +204,21 @@ func (a *App) listen(now func() time.Time) error {
 	gin.SetMode(gin.ReleaseMode)
 	stopping := make(chan struct{})
 	engine := httpapi.New(httpapi.Deps{
-		Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders, Sales: a.sales, Syncer: a.syncer,
-		Draws: a.draws, Room: a.rooms, RoomEvents: a.roomWatch, Unpaid: a.unpaid, Events: a.hub, Audit: a.audit, OrderFeed: a.feed,
-		Webhooks:    webhook.NewAdmin(a.webhooks, a.audit, a.log, a.cfg.WebhookURLs, a.cfg.WebhookGiveUp, time.Now),
-		Revocations: revoke.New(a.rdb, a.keys),
-		Limiter:     a.limiter, Front: a.front,
-		Metrics: httpapi.Metrics{Requests: a.metrics, Pow: a.metrics, Page: a.metrics.Handler(a.cfg.OpsCache)},
+		Stores:   httpapi.Stores{Catalog: catalog.NewStore(a.db), Stock: a.stock, Orders: a.orders},
+		Services: httpapi.Services{Sales: a.sales, Syncer: a.syncer, Draws: a.draws, Reports: report.New(a.db, now)},
+		Rooms:    httpapi.Rooms{Room: a.rooms, RoomEvents: a.roomWatch, Unpaid: a.unpaid},
+		Admin: httpapi.Admin{Events: a.hub, Audit: a.audit, Revocations: revoke.New(a.rdb, a.keys),
+			Webhooks: webhook.NewAdmin(a.webhooks, a.audit, a.log, a.cfg.WebhookURLs, a.cfg.WebhookGiveUp, time.Now)},
+		Shop: httpapi.Shop{Front: a.front, Limiter: a.limiter, Counters: a.counters, OrderFeed: a.feed,
+			NewOrderID: func() string { return ulid.MustNew(ulid.Timestamp(a.wall()), ulid.DefaultEntropy()).String() }},
 		// A proof's age and a network's rate are real time, whatever clock
 		// decides the sales.
-		PowPricer: pow.NewPricer(a.rdb, a.keys, pow.DefaultPolicy(a.cfg.PoWDifficulty), now),
-		PowLedger: pow.NewLedger(a.rdb, a.keys, time.Now),
-		Reports:   report.New(a.db, now), Counters: a.counters,
-		Web: web.FS, Logger: a.log, Now: now,
-		NewOrderID: func() string { return ulid.MustNew(ulid.Timestamp(a.wall()), ulid.DefaultEntropy()).String() },
-		Wall:       a.wall,
-		Ready:      a.ready, Stopping: stopping,
+		Proofs: httpapi.Proofs{PowPricer: pow.NewPricer(a.rdb, a.keys, pow.DefaultPolicy(a.cfg.PoWDifficulty), now),
+			PowLedger: pow.NewLedger(a.rdb, a.keys, time.Now)},
+		Ops: httpapi.Ops{Metrics: httpapi.Metrics{Requests: a.metrics, Pow: a.metrics, Page: a.metrics.Handler(a.cfg.OpsCache)},
+			Ready: a.ready, Stopping: stopping},
+		Clock: httpapi.Clock{Now: now, Wall: a.wall},
+		Web:   web.FS, Logger: a.log,
 		Settings: httpapi.Settings{
 			AdminToken: a.cfg.AdminToken, DemoLogin: a.cfg.DemoLogin, TrustedProxies: a.cfg.TrustedProxies,
 			JWTSecret: a.cfg.JWTSecret, SessionTTL: a.cfg.SessionTTL,

@@ -20,7 +20,7 @@ import (
 func engine(t *testing.T, proxies ...string) *gin.Engine {
 	t.Helper()
 	return httpapi.New(httpapi.Deps{
-		Web: web.FS, Now: time.Now,
+		Web: web.FS, Clock: httpapi.Clock{Now: time.Now},
 		Settings: httpapi.Settings{AdminToken: "the-admin-token-0123456789", JWTSecret: strings.Repeat("s", 32), SessionTTL: time.Hour, TrustedProxies: proxies},
 	})
 }
@@ -122,7 +122,7 @@ func TestPanicIsLoggedWithItsRequest(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
 	r := httpapi.New(httpapi.Deps{
-		Web: web.FS, Now: time.Now,
+		Web: web.FS, Clock: httpapi.Clock{Now: time.Now},
 		Logger:   slog.New(slog.NewJSONHandler(&logs, nil)),
 		Settings: httpapi.Settings{AdminToken: "the-admin-token-0123456789", JWTSecret: strings.Repeat("s", 32), SessionTTL: time.Hour},
 	})

@@ -94,7 +94,7 @@ func routerOperations(tb testing.TB) map[string]bool {
 	tb.Helper()
 	engine := httpapi.New(httpapi.Deps{
 		Web:      web.FS,
-		Now:      time.Now,
+		Clock:    httpapi.Clock{Now: time.Now},
 		Settings: httpapi.Settings{JWTSecret: strings.Repeat("x", 32), SessionTTL: time.Hour},
 	})
 	routes := map[string]bool{}

@@ -20,11 +20,11 @@ func TestProbesAreCheapUnderAFlood(t *testing.T) {
 	t.Parallel()
 	var checks atomic.Int64
 	srv := httptest.NewServer(httpapi.New(httpapi.Deps{
-		Web: web.FS, Now: time.Now,
-		Ready: func(ctx context.Context) map[string]string {
+		Web: web.FS, Clock: httpapi.Clock{Now: time.Now},
+		Ops: httpapi.Ops{Ready: func(ctx context.Context) map[string]string {
 			checks.Add(1)
 			return map[string]string{}
-		},
+		}},
 		Settings: httpapi.Settings{AdminToken: "the-admin-token-0123456789", JWTSecret: strings.Repeat("s", 32), SessionTTL: time.Hour, OpsCache: time.Second},
 	}))
 	defer srv.Close()

@@ -31,6 +31,12 @@ type Warmer interface {
 	Warmed(ctx context.Context, itemID int64, op func(ctx context.Context) error) error
 }
 
+// UnpaidUnits says what can still come back to a sold-out room: the one
+// reading a server keeps, shared with the room watcher (room.UnpaidUnits).
+type UnpaidUnits interface {
+	Of(itemID, total int64, st room.Standing) *int64
+}
+
 // roomAPI is the waiting room as shoppers see it: joining, their place, and
 // the room's live stream.
 type roomAPI struct {
@@ -110,4 +116,14 @@ func (a roomAPI) events(c *gin.Context) {
 	pump(a.sse, c, ch, func(sse *sseStream, l room.Live) {
 		sse.send("room", saleview.RoomOf(it, l.Standing, a.now(), l.Unpaid))
 	})
+}
+
+// unpaidOf is the units of it that can still come back to its sold-out
+// room, nil when not sold out or not known. The item's own stock_total is
+// passed on, as it may be newer than the shared reading.
+func (a roomAPI) unpaidOf(it catalog.Item, st room.Standing) *int64 {
+	if a.unpaid == nil {
+		return nil
+	}
+	return a.unpaid.Of(it.ID, int64(it.StockTotal), st)
 }

@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"cmp"
-	"context"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"time"
@@ -11,108 +9,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/seckill/seckill/internal/order"
-	"github.com/seckill/seckill/internal/ratelimit"
-	"github.com/seckill/seckill/internal/tally"
 	"github.com/seckill/seckill/internal/token"
 )
-
-// Deps is what the server is built from: the domain parts, each as the
-// small interface its handlers use, and the settings.
-type Deps struct {
-	Catalog     SaleReader         // catalog.Store
-	Stock       StockReader        // stock.Store
-	Orders      OrderReader        // order.Store
-	Sales       SaleService        // sale.Service
-	Syncer      SyncAdmin          // stocksync.Syncer
-	Draws       Draws              // draw.Service: draw sales' entries and draws
-	Room        Room               // room.Store: the waiting rooms of sales that have one
-	RoomEvents  RoomEvents         // room.Watcher: their live standings
-	Unpaid      UnpaidUnits        // room.UnpaidUnits: what can still come back to a sold-out room; nil: never known
-	Events      Events             // dashboard.Hub: the admin dashboard's live snapshots
-	Audit       AuditLog           // audit.Store: the admin actions recorded
-	Webhooks    WebhookAdmin       // webhook.Admin: the events on their way to the shop's systems
-	OrderFeed   OrderFeed          // orderfeed.Feed: wakes the streams following an order; nil: they look every few seconds
-	Revocations token.Revocations  // revoke.Store: admin sessions signed out
-	Limiter     *ratelimit.Limiter // nil: no rate limits
-	PowPricer   PowPricer          // pow.Pricer: the proof of work's difficulty; nil: Settings.PowDifficulty for everyone
-	PowLedger   PowLedger          // pow.Ledger: proofs spent; needed when Settings.RequireProofOfWork
-	Front       Front              // front.Front: the purchase's marks and gate, then sale.Service
-	Metrics     Metrics            // metrics.Set: what the handlers count, and GET /metrics; zero: nothing counted
-	Reports     Reports            // report.Builder: post-sale reports from MySQL
-	Counters    *tally.Set         // per-sale counts for the reports; nil: none
-	Web         fs.FS              // the pages, and their files under static/
-	Logger      *slog.Logger
-	Now         func() time.Time
-	Wall        func() time.Time // real time: payment signatures' age; time.Now if nil
-	// NewOrderID names a reservation before the script runs.
-	NewOrderID func() string
-	Ready      func(ctx context.Context) map[string]string // failing checks by name
-	Stopping   <-chan struct{}                             // closed when the server shuts down: ends event streams
-	Settings
-}
-
-// StockReader is the Redis side the handlers read (stock.Store).
-type StockReader interface {
-	StockLevels
-	PendingOrders
-}
-
-// SaleService is the life of sales and orders (sale.Service).
-type SaleService interface {
-	OrderLife
-	SaleChanger
-	Warmer
-	Retirer
-	PaymentSettler
-	OrderAdmin
-}
-
-// Settings are the server's switches and limits.
-type Settings struct {
-	AdminToken string
-	// JWTSecret keys every token the server issues (internal/token);
-	// shoppers' sessions live for SessionTTL.
-	JWTSecret  string
-	SessionTTL time.Duration
-	DemoLogin  bool
-	// TrustedProxies are the proxies whose X-Forwarded-For names the client
-	// IP. Empty (the default) trusts no header: the peer address counts.
-	TrustedProxies []string
-	Rates          Rates
-	// RequirePurchaseToken makes purchases need a token issued from the
-	// opening second (GET .../purchase-token); PurchaseTokenTTL is its life.
-	RequirePurchaseToken bool
-	PurchaseTokenTTL     time.Duration
-	// SecureCookies marks session cookies Secure even when this server
-	// itself speaks plain HTTP: behind a proxy that ends TLS.
-	SecureCookies bool
-	// BodyTimeout is how long a request's body may take to arrive; 0: no
-	// limit.
-	BodyTimeout time.Duration
-	// OpsCache is how long /readyz's verdict is reused, so a flood of
-	// probes costs the stores nothing; 0: none. (Metrics.Page keeps the
-	// metrics' gathering as long: internal/app builds it so.)
-	OpsCache time.Duration
-	// StreamsPerIP caps the event streams one client holds open on this
-	// server; 0: no cap.
-	StreamsPerIP int
-	// DemoPayments lets shoppers pay with a button (no money moves); off,
-	// only the payment provider's callback pays.
-	DemoPayments bool
-	// PaymentSecret checks the payment provider's callbacks; empty: they
-	// are refused.
-	PaymentSecret string
-	// RequireProofOfWork makes joining a waiting room (and every route
-	// guarded by proofOfWork) need a solved challenge; PowDifficulty is the
-	// base difficulty, in leading zero bits.
-	RequireProofOfWork bool
-	PowDifficulty      int
-}
-
-// Rates are the limits the server applies.
-type Rates struct {
-	Shopper, IP, Login ratelimit.Rate
-}
 
 // New returns the Gin engine with every route. Each line below names a
 // route, the guards it passes and its handler.

@@ -1,7 +1,10 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
+	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -62,4 +65,44 @@ func (v saleView) writeItem(c *gin.Context, status int, it catalog.Item) {
 		return
 	}
 	c.JSON(status, out)
+}
+
+// defaultPageLimit is the page everyone loads, the one the shared
+// snapshot holds.
+const defaultPageLimit = saleview.DefaultPageLimit
+
+// pageQuery reads ?limit= and ?cursor=. The cursor is nil for the first
+// page, whose AsOf is the moment it is read.
+func pageQuery(c *gin.Context) (cur *catalog.Cursor, limit int, err error) {
+	limit = defaultPageLimit
+	if s, ok := c.GetQuery("limit"); ok {
+		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > saleview.MaxPageLimit {
+			return nil, 0, invalidLimit(saleview.MaxPageLimit)
+		}
+	}
+	if s, ok := c.GetQuery("cursor"); ok {
+		cur, err := saleview.DecodeCursor(s)
+		if err != nil {
+			return nil, 0, errInvalidCursor
+		}
+		return &cur, limit, nil
+	}
+	return nil, limit, nil
+}
+
+// snapshots are the sale snapshots the shop's handlers share.
+type snapshots = saleview.Snapshots
+
+func newSnapshots(v saleView) *snapshots { return saleview.NewSnapshots(v.view) }
+
+// writeSnapshot answers with a sale's snapshot, or 304 when the client (or
+// a proxy or CDN in front) already holds it: net/http's ServeContent reads
+// If-None-Match against the ETag set here. public, max-age=1 lets a cache
+// in front answer the once-a-second refreshes of every page.
+func writeSnapshot(c *gin.Context, snap saleview.Snapshot) {
+	h := c.Writer.Header()
+	h.Set("ETag", snap.ETag)
+	h.Set("Cache-Control", "public, max-age=1")
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	http.ServeContent(c.Writer, c.Request, "", time.Time{}, bytes.NewReader(snap.Body))
 }
