@@ -36,17 +36,16 @@ type guards struct {
 	purchaseTok  token.Purchase
 	admissionTok token.Purchase
 	requireToken bool
-	front        Front    // its sold-out marks; nil: none
-	reserved     *saleSet // sales whose purchases the reserve script rate-limits
+	front        Front // its sold-out marks; nil: none
 	proofs       *proofs
 	now          func() time.Time
 }
 
-func newGuards(rep replier, d Deps, purchaseTok, admissionTok token.Purchase, reserved *saleSet, proofs *proofs) *guards {
+func newGuards(rep replier, d Deps, purchaseTok, admissionTok token.Purchase, proofs *proofs) *guards {
 	return &guards{replier: rep, tokens: token.NewSession(d.JWTSecret, d.SessionTTL, orNow(d.Now)), secret: []byte(d.JWTSecret),
 		adminDigest: sha256.Sum256([]byte(d.AdminToken)), adminSess: token.NewAdmin(d.JWTSecret, d.AdminToken, d.Now, d.Revocations),
 		limiter: d.Limiter, rates: d.Rates, purchaseTok: purchaseTok, admissionTok: admissionTok,
-		requireToken: d.RequirePurchaseToken, front: d.Front, reserved: reserved, proofs: proofs, now: d.Now}
+		requireToken: d.RequirePurchaseToken, front: d.Front, proofs: proofs, now: d.Now}
 }
 
 // shopper requires a valid token from the Authorization header or, failing
