@@ -67,7 +67,7 @@ func (s shopAPI) purchase(c *gin.Context) {
 	}
 	outcome, status := "reserved", order.StatusPending
 	if res.Replayed {
-		outcome, status = "replayed", s.replayedStatus(c.Request.Context(), res.OrderID, req.UserID)
+		outcome, status = "replayed", order.ReplayedStatus(c.Request.Context(), s.orders, res.OrderID, req.UserID)
 		c.Header("Idempotent-Replayed", "true")
 	}
 	c.Set(outcomeKey, outcome)
@@ -75,26 +75,6 @@ func (s shopAPI) purchase(c *gin.Context) {
 		UserID: req.UserID, Quantity: res.Quantity, Status: status}
 	out.UnitPrice, out.Amount = order.Amount(res.UnitPriceCents, res.Quantity)
 	c.JSON(http.StatusAccepted, out)
-}
-
-// replayLookupTimeout bounds the MySQL read of a replayed order's status.
-const replayLookupTimeout = 200 * time.Millisecond
-
-// replayedStatus is the status of the order an Idempotency-Key reserved:
-// Redis keeps the key after the order is paid or cancelled, and only MySQL
-// knows which. An order not in MySQL yet is pending; so is one MySQL cannot
-// be asked about now, since a replay must still answer while MySQL is down
-// (purchases go on from Redis then).
-func (s shopAPI) replayedStatus(ctx context.Context, orderID, userID string) string {
-	// A storm of retries must not queue on a slow MySQL: past this, the
-	// replay answers as it did before the order could be looked up.
-	ctx, cancel := context.WithTimeout(ctx, replayLookupTimeout)
-	defer cancel()
-	o, err := s.orders.Get(ctx, orderID)
-	if err != nil || o.UserID != userID {
-		return order.StatusPending
-	}
-	return o.Status
 }
 
 func (s shopAPI) purchaseRequest(c *gin.Context) (stock.Request, error) {

@@ -177,6 +177,6 @@ func limitBody(n int64) gin.HandlerFunc {
 func (a areas) forgetSnapshotsOnChange(c *gin.Context) {
 	c.Next()
 	if c.Request.Method != http.MethodGet && c.Writer.Status() < http.StatusBadRequest {
-		a.snaps.forget()
+		a.snaps.Forget()
 	}
 }
