@@ -31,8 +31,8 @@ targets=(
 	./internal/httpapi FuzzPurchaseBody "$FUZZMINIMIZETIME"
 	./internal/httpapi FuzzItemBody "$FUZZMINIMIZETIME"
 	./internal/httpapi FuzzSessionBody "$FUZZMINIMIZETIME"
-	./internal/app FuzzPurchaseEndToEnd 0
-	./internal/app FuzzAdminCreateEndToEnd 0
+	./test/e2e/purchase FuzzPurchaseEndToEnd 0
+	./test/e2e/purchase FuzzAdminCreateEndToEnd 0
 )
 
 wanted() { # the target is named on the command line, or none is

@@ -1,5 +1,6 @@
 // Package app wires the server together: stores, workers and the HTTP layer.
-// main and the end-to-end tests both start the whole system through it.
+// main and the end-to-end tests (test/e2e, one package per area, started
+// through test/e2e/e2etest) both start the whole system through it.
 package app
 
 import (

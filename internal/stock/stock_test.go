@@ -23,6 +23,20 @@ func newStore(tb testing.TB) (*stock.Store, *redis.Client, keyspace.Space) {
 	return stock.NewStore(rdb, keys), rdb, keys
 }
 
+// onEachRedis runs test in parallel on a single Redis and on a cluster,
+// each with a store on a fresh key prefix.
+func onEachRedis(t *testing.T, test func(t *testing.T, s *stock.Store, rdb redis.UniversalClient, keys keyspace.Space)) {
+	t.Helper()
+	for _, target := range testenv.RedisTargets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			rdb, prefix := testenv.RedisOn(t, target.Redis)
+			keys := keyspace.New(prefix)
+			test(t, stock.NewStore(rdb, keys), rdb, keys)
+		})
+	}
+}
+
 // warm puts a sale into Redis as if MySQL held st. A state that names no
 // prices gets 100 cents for every variant: MySQL always has one, and the
 // script takes no order without it.

@@ -33,9 +33,9 @@ func TestKill9MidBackfill(t *testing.T) {
 	drawn, cancels := sum(units), len(units)*countOf(plans, planCancel)
 	kills := []killed{b.kill(t, 0)}
 	d := awaitDrawn(t, b.srv.API, b.id, 30*time.Second)
-	rank := d.rankings(t)
+	rank := rankings(t, d)
 	b.watch = newOfferWatch(b.db, b.rdb, b.s.Prefix, b.id, d, rank)
-	driver := startDriver(b.srv.API, b.id, drawShoppers(t, b.s.JWTSecret, rank, userOf, d.units(), plans, 12))
+	driver := startDriver(b.srv.API, b.id, drawShoppers(t, b.s.JWTSecret, rank, userOf, d.Units(), plans, 12))
 	t.Cleanup(func() { driver.Stop() })
 	for _, after := range []int{drawn, drawn + cancels} {
 		kills = append(kills, b.kill(t, max(after, kills[len(kills)-1].offers)))

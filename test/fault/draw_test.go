@@ -2,17 +2,17 @@ package fault
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seckill/seckill/internal/draw/drawvec"
 
 	"github.com/redis/go-redis/v9"
 
@@ -44,24 +44,13 @@ func createDraw(tb testing.TB, api *harness.Client, units []int, closes time.Tim
 	return int64(id), saleVariants(tb, api.Base, int64(id))
 }
 
-// publishedDraw is GET /api/v1/items/{id}/draw as anyone may read it.
-type publishedDraw struct {
-	Phase      string  `json:"phase"`
-	SeedSHA256 *string `json:"seed_sha256"`
-	Salt       *string `json:"salt"`
-	Seed       *string `json:"seed"`
-	Variants   []struct {
-		VariantID  int64 `json:"variant_id"`
-		StockTotal int   `json:"stock_total"`
-	} `json:"variants"`
-	Entries []drawTicket `json:"entries"`
-	Winners []drawTicket `json:"winners"`
-}
-
-type drawTicket struct {
-	EntryID   string `json:"entry_id"`
-	VariantID int64  `json:"variant_id"`
-}
+// publishedDraw and drawTicket are the draw as anyone may read it,
+// decoded by drawvec apart from the server's code, as the end-to-end tests
+// decode it.
+type (
+	publishedDraw = drawvec.Published
+	drawTicket    = drawvec.Ticket
+)
 
 func readDraw(ctx context.Context, api *harness.Client, id int64) (publishedDraw, error) {
 	var d publishedDraw
@@ -93,13 +82,7 @@ func awaitDrawn(tb testing.TB, api *harness.Client, id int64, limit time.Duratio
 }
 
 // hexSHA256 is hex(SHA-256(parts...)), the hash every rule of a draw uses.
-func hexSHA256(parts ...[]byte) string {
-	h := sha256.New()
-	for _, p := range parts {
-		h.Write(p)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
+func hexSHA256(parts ...[]byte) string { return drawvec.SHA256Hex(parts...) }
 
 func unhex(tb testing.TB, what string, s *string) []byte {
 	tb.Helper()
@@ -114,34 +97,15 @@ func unhex(tb testing.TB, what string, s *string) []byte {
 }
 
 // rankings recomputes each variant's ranking from the published draw, as
-// the README tells a shopper to and apart from the server's code: entries
-// by hex(SHA-256(seed || ":" || entry_id)), ascending. It checks the seed
-// against the commitment first.
-func (d publishedDraw) rankings(tb testing.TB) map[int64][]string {
+// the README tells a shopper to, failing tb when the seed is not the
+// commitment.
+func rankings(tb testing.TB, d publishedDraw) map[int64][]string {
 	tb.Helper()
-	seed := unhex(tb, "seed", d.Seed)
-	if d.SeedSHA256 == nil || hexSHA256(seed) != *d.SeedSHA256 {
-		tb.Fatalf("SHA-256 of the seed %s is not the commitment %v", *d.Seed, d.SeedSHA256)
+	r, err := d.Rankings()
+	if err != nil {
+		tb.Fatal(err)
 	}
-	keys := make(map[string]string, len(d.Entries))
-	out := map[int64][]string{}
-	for _, e := range d.Entries {
-		keys[e.EntryID] = hexSHA256(seed, []byte(":"+e.EntryID))
-		out[e.VariantID] = append(out[e.VariantID], e.EntryID)
-	}
-	for _, r := range out {
-		sort.Slice(r, func(i, j int) bool { return keys[r[i]] < keys[r[j]] })
-	}
-	return out
-}
-
-// units is what the draw gave away of each variant.
-func (d publishedDraw) units() map[int64]int {
-	m := map[int64]int{}
-	for _, v := range d.Variants {
-		m[v.VariantID] = v.StockTotal
-	}
-	return m
+	return r
 }
 
 // seedEntries enters users straight in MySQL, user i for variantOf(i), with

@@ -202,17 +202,17 @@ func checkDrawnOnce(t *testing.T, db *sql.DB, id int64, d publishedDraw, entered
 	if len(d.Entries) != len(entered) {
 		t.Fatalf("the draw published %d entries, %d were entered", len(d.Entries), len(entered))
 	}
-	if fmt.Sprint(d.units()) != fmt.Sprint(units) {
-		t.Fatalf("drawn with units %v, created with %v", d.units(), units)
+	if fmt.Sprint(d.Units()) != fmt.Sprint(units) {
+		t.Fatalf("drawn with units %v, created with %v", d.Units(), units)
 	}
-	rank, rows := d.rankings(t), readEntries(t, db, id)
+	rank, rows := rankings(t, d), readEntries(t, db, id)
 	if len(rows) != len(entered) {
 		t.Fatalf("MySQL holds %d entries, %d were entered", len(rows), len(entered))
 	}
 	var want []drawTicket
 	for v, r := range rank {
 		for _, e := range r[:units[v]] {
-			want = append(want, drawTicket{e, v})
+			want = append(want, drawTicket{EntryID: e, VariantID: v})
 		}
 		checkPlaces(t, rows, r, units[v], drawnAt(t, db, id).Time)
 	}

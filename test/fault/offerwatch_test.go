@@ -29,7 +29,7 @@ type offerWatch struct {
 }
 
 func newOfferWatch(db *sql.DB, rdb redis.UniversalClient, prefix string, id int64, d publishedDraw, rank map[int64][]string) *offerWatch {
-	w := &offerWatch{db: db, rdb: rdb, keys: keyspace.New(prefix).Item(id), placeOf: map[string]int{}, units: d.units(),
+	w := &offerWatch{db: db, rdb: rdb, keys: keyspace.New(prefix).Item(id), placeOf: map[string]int{}, units: d.Units(),
 		made: map[string]string{}, held: map[string]string{}}
 	for _, r := range rank {
 		for i, e := range r {

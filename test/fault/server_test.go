@@ -42,7 +42,7 @@ func StartServer(tb testing.TB, s *Setup, name string, red redisconn.Target) *Se
 		"SECKILL_CLAIM_IDLE="+s.ClaimIdle.String(),
 		"SECKILL_SHUTDOWN_TIMEOUT="+s.ShutdownTimeout.String(),
 		// The storms come from one IP and retry fast on purpose: these tests
-		// are about crashes, not throttling or admission (internal/app tests those).
+		// are about crashes, not throttling or admission (test/e2e tests those).
 		"SECKILL_RATE_SHOPPER=off", "SECKILL_RATE_IP=off", "SECKILL_PURCHASE_TOKENS=false", "SECKILL_ADMISSION_MULTIPLE=0",
 	)
 	env = append(env, s.Extra...)

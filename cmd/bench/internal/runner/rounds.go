@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seckill/seckill/cmd/bench/internal/report"
+	"github.com/seckill/seckill/cmd/bench/internal/wrk"
 )
 
 // maxStock is the most the admin API accepts, far more than a run sells.
@@ -17,36 +18,54 @@ const maxStock = 10_000_000
 // machine's speed during the run does not favour one side.
 func (r *runner) throughputRounds(ctx context.Context, res *report.Results) error {
 	for round := 1; round <= r.cfg.Rounds; round++ {
-		seckillFirst := round%2 == 0
-		if r.cfg.Wants("purchase") || r.cfg.Wants("latency") {
-			pr, err := r.purchaseRound(ctx, round, seckillFirst)
-			if err != nil {
-				return fmt.Errorf("purchase round %d: %w", round, err)
-			}
-			res.Purchase = append(res.Purchase, pr)
-			r.logf("round %d purchase: floor %s req/s, seckill %s req/s (%s)", round,
-				report.Thousands(pr.Floor.RPS), report.Thousands(pr.Seckill.RPS), report.Mix(pr.Outcomes))
+		first := round%2 == 0
+		measures := []struct {
+			name, logName string
+			wanted        bool
+			run           func() (string, error)
+		}{
+			{"purchase", "purchase", r.cfg.Wants("purchase") || r.cfg.Wants("latency"),
+				kept(&res.Purchase, func() (report.PurchaseRound, error) { return r.purchaseRound(ctx, round, first) },
+					func(pr report.PurchaseRound) string { return rates("floor", pr.Floor, pr.Seckill, pr.Outcomes) })},
+			{"drop", "drop", r.cfg.Wants("drop"),
+				kept(&res.Drop, func() (report.PurchaseRound, error) { return r.dropRound(ctx, round, first) },
+					func(dr report.PurchaseRound) string { return rates("floor", dr.Floor, dr.Seckill, dr.Outcomes) })},
+			{"sold-out", "sold out", r.cfg.Wants("soldout"),
+				kept(&res.SoldOut, func() (report.SoldOutRound, error) { return r.soldOutRound(ctx, round, first) },
+					func(sr report.SoldOutRound) string { return rates("ceiling", sr.Ceiling, sr.Seckill, sr.Outcomes) })},
 		}
-		if r.cfg.Wants("drop") {
-			dr, err := r.dropRound(ctx, round, seckillFirst)
-			if err != nil {
-				return fmt.Errorf("drop round %d: %w", round, err)
+		for _, m := range measures {
+			if !m.wanted {
+				continue
 			}
-			res.Drop = append(res.Drop, dr)
-			r.logf("round %d drop: floor %s req/s, seckill %s req/s (%s)", round,
-				report.Thousands(dr.Floor.RPS), report.Thousands(dr.Seckill.RPS), report.Mix(dr.Outcomes))
-		}
-		if r.cfg.Wants("soldout") {
-			sr, err := r.soldOutRound(ctx, round, seckillFirst)
+			line, err := m.run()
 			if err != nil {
-				return fmt.Errorf("sold-out round %d: %w", round, err)
+				return fmt.Errorf("%s round %d: %w", m.name, round, err)
 			}
-			res.SoldOut = append(res.SoldOut, sr)
-			r.logf("round %d sold out: ceiling %s req/s, seckill %s req/s (%s)", round,
-				report.Thousands(sr.Ceiling.RPS), report.Thousands(sr.Seckill.RPS), report.Mix(sr.Outcomes))
+			r.logf("round %d %s: %s", round, m.logName, line)
 		}
 	}
 	return nil
+}
+
+// kept wraps a round of one measure: run's result joins *into, and the
+// round is described for the log by line.
+func kept[R any](into *[]R, run func() (R, error), line func(R) string) func() (string, error) {
+	return func() (string, error) {
+		x, err := run()
+		if err != nil {
+			return "", err
+		}
+		*into = append(*into, x)
+		return line(x), nil
+	}
+}
+
+// rates is a round's log line: the side seckill is compared with (named
+// base), seckill's rate, and what seckill's shoppers were answered.
+func rates(base string, against, seckill wrk.Result, outcomes map[string]int64) string {
+	return fmt.Sprintf("%s %s req/s, seckill %s req/s (%s)", base,
+		report.Thousands(against.RPS), report.Thousands(seckill.RPS), report.Mix(outcomes))
 }
 
 // inOrder runs a then b, or b then a.
