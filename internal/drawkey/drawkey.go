@@ -22,18 +22,6 @@ import (
 	"fmt"
 )
 
-// Errors of sealing and drawing.
-var (
-	// ErrNoKey: no draw key is configured, so no draw sale can be made.
-	ErrNoKey = errors.New("drawkey: no draw key is configured (SECKILL_DRAW_KEY)")
-	// ErrUnknownKey: the sale was made under a key this server does not
-	// hold.
-	ErrUnknownKey = errors.New("drawkey: the sale's draw key is not configured")
-	// ErrCommitment: the seed derived does not hash to the sale's
-	// commitment (a key of that id but other bytes, or a changed nonce).
-	ErrCommitment = errors.New("drawkey: the derived seed does not match the sale's commitment")
-)
-
 // Sizes of what a sale stores and of a key.
 const (
 	NonceSize  = 32
@@ -73,6 +61,9 @@ type Sealed struct {
 	Commitment []byte
 }
 
+// ErrNoKey: no draw key is configured, so no draw sale can be made.
+var ErrNoKey = errors.New("drawkey: no draw key is configured (SECKILL_DRAW_KEY)")
+
 // Seal draws a fresh nonce for the new sale itemID under the current key and
 // returns it with its commitment; the seed itself is not kept. It returns
 // ErrNoKey when no key is configured.
@@ -87,6 +78,16 @@ func (r Ring) Seal(itemID int64) (Sealed, error) {
 	sum := sha256.Sum256(derive(r[0].secret, itemID, nonce))
 	return Sealed{Nonce: nonce, KeyID: r[0].ID, Commitment: sum[:]}, nil
 }
+
+// Errors of drawing: Seed refuses to give a seed other than the committed one.
+var (
+	// ErrUnknownKey: the sale was made under a key this server does not
+	// hold.
+	ErrUnknownKey = errors.New("drawkey: the sale's draw key is not configured")
+	// ErrCommitment: the seed derived does not hash to the sale's
+	// commitment (a key of that id but other bytes, or a changed nonce).
+	ErrCommitment = errors.New("drawkey: the derived seed does not match the sale's commitment")
+)
 
 // Seed derives the seed of sale itemID, made under key keyID with nonce, and
 // checks it against the sale's commitment. The sale's id is part of what is

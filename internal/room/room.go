@@ -36,10 +36,9 @@ import (
 	"github.com/seckill/seckill/lua"
 )
 
-// Errors a room call can end with, besides Redis errors.
+// Errors a room call can end with, besides Redis errors and ErrBadRules.
 var (
 	ErrNotWarmed = errors.New("room: sale not warmed in redis")
-	ErrBadRules  = errors.New("room: rate and window must be positive")
 	ErrNoUser    = errors.New("room: no user id")
 )
 
@@ -48,6 +47,10 @@ type Rules struct {
 	Rate   float64       // admissions per second
 	Window time.Duration // time an admitted shopper has to buy
 }
+
+// ErrBadRules: rules a room cannot run by, from Validate and every call
+// that takes Rules.
+var ErrBadRules = errors.New("room: rate and window must be positive")
 
 // Validate returns ErrBadRules unless Rate and Window are positive.
 func (r Rules) Validate() error {

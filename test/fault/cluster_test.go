@@ -18,13 +18,8 @@ import (
 func TestClusterMasterRestartMidStorm(t *testing.T) {
 	s := NewSetup(t, env)
 	cl := StartCluster(t, env.ProcEnv, s.Dir, 3, 0, 5*time.Second)
-	srv := StartServer(t, s, "server", cl.Target)
-	db, rdb := s.OpenDB(t), redisClient(t, cl.Target)
-	id := createSale(t, srv.API, 2500, 2)
-	stream := StreamKey(s.Prefix, id)
-	cfg := StormConfig{ItemID: id, Shoppers: 1500, Requests: 3000, Workers: 32, Rate: 600,
-		MaxQty: 2, Secret: s.JWTSecret, Seed: 7}
-	storm := StartStorm(t, cfg, NewTargets(srv.URL))
+	srv, db, rdb, id, stream, cfg, storm := stormWith(t, s, cl.Target, 2500,
+		StormConfig{Shoppers: 1500, Requests: 3000, Workers: 32, Rate: 600, MaxQty: 2, Seed: 7})
 
 	storm.WaitDone(t, cfg.Requests/3)
 	master := cl.MasterOf(t, rdb, stream)
@@ -69,13 +64,8 @@ func TestClusterFailoverMidStorm(t *testing.T) {
 	// 503 until one joins; TestClusterMasterDiesAhead runs that).
 	s.Extra = append(s.Extra, "SECKILL_REDIS_MIN_REPLICAS=0")
 	cl := StartCluster(t, env.ProcEnv, s.Dir, 3, 1, time.Second)
-	srv := StartServer(t, s, "server", cl.Target)
-	db, rdb := s.OpenDB(t), redisClient(t, cl.Target)
-	id := createSale(t, srv.API, 2500, 2)
-	stream := StreamKey(s.Prefix, id)
-	cfg := StormConfig{ItemID: id, Shoppers: 1500, Requests: 4000, Workers: 32, Rate: 600,
-		MaxQty: 2, Secret: s.JWTSecret, Seed: 8}
-	storm := StartStorm(t, cfg, NewTargets(srv.URL))
+	srv, db, rdb, id, stream, cfg, storm := stormWith(t, s, cl.Target, 2500,
+		StormConfig{Shoppers: 1500, Requests: 4000, Workers: 32, Rate: 600, MaxQty: 2, Seed: 8})
 
 	storm.WaitDone(t, cfg.Requests/4)
 	master := cl.MasterOf(t, rdb, stream)

@@ -22,14 +22,9 @@ import (
 func TestClusterMasterDiesAhead(t *testing.T) {
 	s := NewSetup(t, env)
 	cl := StartCluster(t, env.ProcEnv, s.Dir, 3, 1, time.Second)
-	srv := StartServer(t, s, "server", cl.Target)
-	db, rdb := s.OpenDB(t), redisClient(t, cl.Target)
-	id := createSale(t, srv.API, 2500, 2)
-	stream := StreamKey(s.Prefix, id)
 	sold := make(chan struct{})
-	cfg := StormConfig{ItemID: id, Shoppers: 1500, Requests: 4000, Workers: 32, Rate: 600,
-		MaxQty: 2, Secret: s.JWTSecret, Seed: 10, Until: sold}
-	storm := StartStorm(t, cfg, NewTargets(srv.URL))
+	srv, db, rdb, id, stream, cfg, storm := stormWith(t, s, cl.Target, 2500,
+		StormConfig{Shoppers: 1500, Requests: 4000, Workers: 32, Rate: 600, MaxQty: 2, Seed: 10, Until: sold})
 
 	storm.WaitDone(t, cfg.Requests/4)
 	master := cl.MasterOf(t, rdb, stream)

@@ -29,13 +29,9 @@ func TestEndpointFailoverMidStorm(t *testing.T) {
 	link := StartProxy(t, primary.Addr)
 	follow(t, primary.Addr, replica.Addr, link.Addr)
 	endpoint := StartProxy(t, primary.Addr)
-	srv := StartServer(t, s, "server", redisconn.Target{Addr: endpoint.Addr})
-	db := s.OpenDB(t)
-	id := createSale(t, srv.API, 2500, 2)
 	sold := make(chan struct{})
-	cfg := StormConfig{ItemID: id, Shoppers: 1500, Requests: 4000, Workers: 32, Rate: 600,
-		MaxQty: 2, Secret: s.JWTSecret, Seed: 9, Until: sold}
-	storm := StartStorm(t, cfg, NewTargets(srv.URL))
+	srv, db, _, id, _, cfg, storm := stormWith(t, s, redisconn.Target{Addr: endpoint.Addr}, 2500,
+		StormConfig{Shoppers: 1500, Requests: 4000, Workers: 32, Rate: 600, MaxQty: 2, Seed: 9, Until: sold})
 
 	storm.WaitDone(t, cfg.Requests/4)
 	link.Pause()

@@ -34,17 +34,18 @@ import (
 	"github.com/seckill/seckill/lua"
 )
 
-// Errors the lock operations end with; they are wrapped with the operation
-// and the lock's name, so compare them with errors.Is.
+// codeNotOurs is what every lock script returns when the lock is not the
+// caller's (see the scripts' headers); other replies are hold counts >= 0.
+const codeNotOurs = -1
+
+// What codeNotOurs means to each operation: Obtain, Refresh and Release
+// end with these, wrapped with the operation and the lock's name, so
+// compare them with errors.Is.
 var (
 	ErrNotObtained = errors.New("lock: not obtained, held by another owner")
 	ErrLockLost    = errors.New("lock: lost, expired or taken by another owner")
 	ErrNotHeld     = errors.New("lock: not held by this owner")
 )
-
-// codeNotOurs is what every lock script returns when the lock is not the
-// caller's (see the scripts' headers); other replies are hold counts >= 0.
-const codeNotOurs = -1
 
 // Locker obtains locks whose keys start with a prefix.
 type Locker struct {
