@@ -120,9 +120,12 @@ func newVariants(ps []VariantPatch, it Item) ([]Variant, error) {
 			return nil, fieldErr(field, field+" needs a label and a stock_total")
 		}
 		out[i] = p.Apply(Variant{})
-		var fe *FieldError
-		if err := out[i].Check(it); errors.As(err, &fe) {
-			return nil, fieldErr(field+"."+fe.Field, fe.Rule)
+		if err := out[i].Check(it); err != nil {
+			var fe *FieldError
+			if errors.As(err, &fe) {
+				return nil, fieldErr(field+"."+fe.Field, fe.Rule)
+			}
+			return nil, err
 		}
 		for _, before := range out[:i] {
 			if strings.EqualFold(before.Label, out[i].Label) {

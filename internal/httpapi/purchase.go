@@ -2,13 +2,11 @@ package httpapi
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/front"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/stock"
@@ -20,6 +18,8 @@ import (
 type Front interface {
 	Reserve(ctx context.Context, r stock.Request) (stock.Reservation, error)
 	SoldOut(itemID int64) bool
+	// ScriptLimited: the reserve script checks the sale's rate limits.
+	ScriptLimited(itemID int64) bool
 }
 
 // purchaseJSON is the 202 answer. unit_price_cents is the price the
@@ -54,12 +54,6 @@ func (s shopAPI) purchase(c *gin.Context) {
 		c.Set(outcomeKey, "gated_"+lookup(err).Code)
 		s.fail(c, err)
 		return
-	}
-	switch {
-	case err == nil || stock.Refused(err):
-		s.reserved.add(req.ItemID)
-	case errors.Is(err, catalog.ErrNotFound):
-		s.reserved.remove(req.ItemID) // gone: its purchases are checked before Redis again
 	}
 	if err != nil {
 		s.fail(c, err)

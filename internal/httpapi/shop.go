@@ -15,7 +15,6 @@ import (
 type shopAPI struct {
 	saleView
 	snaps      *snapshots
-	reserved   *saleSet    // sales Redis has answered purchases of: their limits are the script's
 	front      Front       // the marks and the gate, then the reservation
 	orders     OrderReader // a replayed order's status, once it is in MySQL
 	tokens     token.Purchase
