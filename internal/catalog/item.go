@@ -6,19 +6,13 @@ import (
 	"time"
 )
 
-// Errors returned by the store.
+// ErrNotFound: no sale of that id.
+var ErrNotFound = errors.New("catalog: item not found")
+
+// Errors of changing a sale's stock_total. Those of variants are in
+// variant.go, ErrRetired in retire.go and ErrDrawUnsealed in store.go.
 var (
-	ErrNotFound      = errors.New("catalog: item not found")
 	ErrStockConflict = errors.New("catalog: stock_total below what is already sold")
-	// ErrVariantNotFound: no such variant in this sale.
-	ErrVariantNotFound = errors.New("catalog: variant not found")
-	// ErrLabelTaken: another variant of the sale has the label.
-	ErrLabelTaken = errors.New("catalog: variant label taken")
-	// ErrSaleOpened: variants are added and removed only before a sale
-	// opens, and a variant that orders refer to is never removed.
-	ErrSaleOpened = errors.New("catalog: the sale has opened")
-	// ErrVariantCount: a sale has 1 to MaxVariants variants.
-	ErrVariantCount = errors.New("catalog: a sale has 1 to 64 variants")
 	// ErrSaleStockOfVariants: a sale of several variants has the sum of
 	// their stock; its stock_total changes through a variant.
 	ErrSaleStockOfVariants = errors.New("catalog: stock_total of a sale with variants is the sum of theirs")
@@ -26,13 +20,6 @@ var (
 	// so its stock may grow but not be cut: a cut could take a unit an
 	// open offer holds.
 	ErrDrawnUnits = errors.New("catalog: a drawn sale's stock can be added to, not cut")
-	// ErrRetired: the sale is retired (see RetiredAt); it is never warmed
-	// or changed again.
-	ErrRetired = errors.New("catalog: the sale is retired")
-	// ErrDrawUnsealed: a new draw sale came without a sealer to give it
-	// its nonce, key id and commitment, or with a seed, which must never be
-	// stored before it is drawn.
-	ErrDrawUnsealed = errors.New("catalog: a draw sale must be created sealed, without its seed")
 )
 
 // Item is one sale as stored in MySQL. Stock is the authoritative available

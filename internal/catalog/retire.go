@@ -2,9 +2,14 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
+
+// ErrRetired: the sale is retired (see RetiredAt); it is never warmed or
+// changed again.
+var ErrRetired = errors.New("catalog: the sale is retired")
 
 // Retire records that the sale was retired at at. Retiring a retired sale
 // keeps its first time. It returns ErrNotFound for an unknown sale.

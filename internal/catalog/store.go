@@ -37,6 +37,11 @@ func (s *Store) Create(ctx context.Context, it Item) (Item, error) {
 	return s.CreateDraw(ctx, it, nil)
 }
 
+// ErrDrawUnsealed: a new draw sale came without a sealer to give it its
+// nonce, key id and commitment, or with a seed, which must never be stored
+// before it is drawn.
+var ErrDrawUnsealed = errors.New("catalog: a draw sale must be created sealed, without its seed")
+
 // CreateDraw is Create for a sale of either mode; a draw sale is sealed by
 // seal in the insert's transaction, so no draw sale is ever stored unsealed.
 // It returns seal's errors, and ErrDrawUnsealed for a draw sale without a

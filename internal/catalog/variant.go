@@ -1,6 +1,9 @@
 package catalog
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // MaxVariants is how many variants one sale may have.
 const MaxVariants = 64
@@ -73,3 +76,16 @@ func (p VariantPatch) Apply(v Variant) Variant {
 	}
 	return v
 }
+
+// Errors of adding, changing and removing a sale's variants.
+var (
+	// ErrVariantNotFound: no such variant in this sale.
+	ErrVariantNotFound = errors.New("catalog: variant not found")
+	// ErrLabelTaken: another variant of the sale has the label.
+	ErrLabelTaken = errors.New("catalog: variant label taken")
+	// ErrSaleOpened: variants are added and removed only before a sale
+	// opens, and a variant that orders refer to is never removed.
+	ErrSaleOpened = errors.New("catalog: the sale has opened")
+	// ErrVariantCount: a sale has 1 to MaxVariants variants.
+	ErrVariantCount = errors.New("catalog: a sale has 1 to 64 variants")
+)

@@ -14,20 +14,6 @@ import (
 	"github.com/seckill/seckill/internal/webhook"
 )
 
-// Errors of entering and looking.
-var (
-	ErrNotADraw       = errors.New("draw: the sale is not a draw")
-	ErrEntriesNotOpen = errors.New("draw: entries are not open yet")
-	ErrEntriesClosed  = errors.New("draw: entries are closed")
-	ErrNoEntry        = errors.New("draw: the shopper has not entered")
-	// ErrEntryIDTaken: the entry secret gives an entry id that another
-	// shopper's entry holds (a legacy id, which a chosen secret can
-	// match); nothing is written.
-	ErrEntryIDTaken = errors.New("draw: the entry id is another entry's")
-	// ErrVariantRequired: the sale has several variants and none was named.
-	ErrVariantRequired = errors.New("draw: the sale has several variants and none was named")
-)
-
 // DefaultPurchaseWindow is how long a drawn shopper has to buy, unless the
 // sale says otherwise; the catalog fills it in when a draw sale is created.
 const DefaultPurchaseWindow = catalog.DefaultPurchaseWindow
@@ -110,6 +96,9 @@ func deadline(it catalog.Item, now time.Time) time.Time {
 	}
 	return d.UTC().Truncate(time.Millisecond)
 }
+
+// ErrNotADraw: a draw call named a sale that is not a draw.
+var ErrNotADraw = errors.New("draw: the sale is not a draw")
 
 func (s *Service) item(ctx context.Context, id int64) (catalog.Item, error) {
 	it, err := s.stores.Catalog.Get(ctx, id)

@@ -90,6 +90,18 @@ func (s *Service) Enter(ctx context.Context, itemID int64, user string, variantI
 	return out, err
 }
 
+// Errors of entering, besides ErrNotADraw.
+var (
+	ErrEntriesNotOpen = errors.New("draw: entries are not open yet")
+	ErrEntriesClosed  = errors.New("draw: entries are closed")
+	// ErrEntryIDTaken: the entry secret gives an entry id that another
+	// shopper's entry holds (a legacy id, which a chosen secret can
+	// match); nothing is written.
+	ErrEntryIDTaken = errors.New("draw: the entry id is another entry's")
+	// ErrVariantRequired: the sale has several variants and none was named.
+	ErrVariantRequired = errors.New("draw: the sale has several variants and none was named")
+)
+
 // enterable checks that sale it takes entries now, and names the variant
 // to enter.
 func (s *Service) enterable(it catalog.Item, variantID int64) (int64, error) {

@@ -15,6 +15,9 @@ import (
 // A shopper looking at their entry after the draw: won (and the offer's
 // state), on the waitlist, or lost.
 
+// ErrNoEntry: Look found no entry of the shopper in the sale.
+var ErrNoEntry = errors.New("draw: the shopper has not entered")
+
 // Look returns user's entry in draw sale itemID and, once drawn, how it
 // stands.
 func (s *Service) Look(ctx context.Context, itemID int64, user string) (Entry, error) {

@@ -11,21 +11,15 @@ import (
 
 	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/saleview"
-	"github.com/seckill/seckill/internal/stock"
 )
 
-// SaleReader reads sales from MySQL (catalog.Store).
-type SaleReader interface {
-	Get(ctx context.Context, id int64) (catalog.Item, error)
-	// Page is a page of the shop's list and the cursor of the next, nil
-	// on the last page.
-	Page(ctx context.Context, c catalog.Cursor, limit int) ([]catalog.Item, *catalog.Cursor, error)
-}
-
-// StockLevels reads live stock from Redis (stock.Store).
-type StockLevels interface {
-	Levels(ctx context.Context, itemIDs []int64) (map[int64]stock.Level, error)
-}
+// SaleReader (catalog.Store) and StockLevels (stock.Store) are what the
+// sale views read, so they are saleview's own interfaces: a handler that
+// reads a sale itself needs nothing more of the stores.
+type (
+	SaleReader  = saleview.Catalog
+	StockLevels = saleview.Stock
+)
 
 // saleView is what the shop, the room and the admin handlers share to
 // answer with sales: the view that builds them (saleview.View), and the
