@@ -187,9 +187,7 @@ func TestWarmRepairsDrift(t *testing.T) {
 			t.Fatalf("%s buying again after warm: %v, want ErrAlreadyPurchased", user, err)
 		}
 	}
-	s.workers(t, 1, time.Second)
-	s.drained(t, it.ID)
-	s.invariants(t, it)
+	s.settle(t, it)
 }
 
 // TestRejectedOrdersRepairRedis: MySQL lost stock behind Redis's back (an

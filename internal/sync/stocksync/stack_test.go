@@ -150,6 +150,16 @@ func (s *stack) drained(tb testing.TB, itemID int64) {
 	}, "stream of item %d not drained", itemID)
 }
 
+// settle starts a worker, waits until it has persisted all the sale
+// queued, and checks the invariants: how a test ends once the fault it
+// injected is over.
+func (s *stack) settle(tb testing.TB, it catalog.Item) {
+	tb.Helper()
+	s.workers(tb, 1, time.Second)
+	s.drained(tb, it.ID)
+	s.invariants(tb, it)
+}
+
 // invariants checks invariants 1, 2 and 4 once drained, against the rows.
 func (s *stack) invariants(tb testing.TB, it catalog.Item) []order.Order {
 	tb.Helper()

@@ -216,7 +216,5 @@ func TestCancelInterruptedBetweenStores(t *testing.T) {
 	if _, err := s.buy(it.ID, "alice", 1); err != nil {
 		t.Fatalf("alice buying again after her cancel: %v", err)
 	}
-	s.workers(t, 1, time.Second)
-	s.drained(t, it.ID)
-	s.invariants(t, it)
+	s.settle(t, it)
 }
