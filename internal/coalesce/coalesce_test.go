@@ -69,16 +69,25 @@ func startRun(t *testing.T, b *Batcher[int, int]) {
 	waitRunning(t, b)
 }
 
-func TestCallsQueuedBehindABatchRunAsOne(t *testing.T) {
-	t.Parallel()
+// callsBehindAHeldBatch makes n calls on one running worker taking batches
+// of at most size, holding the first batch until the other n-1 calls wait
+// behind it, and returns the doubler (which saw the batch sizes) and the
+// answers in call order.
+func callsBehindAHeldBatch(t *testing.T, size, n int) (*doubler, []int) {
+	t.Helper()
 	d := newDoubler()
-	b := New(1, 128, d.run)
+	b := New(1, size, d.run)
 	startRun(t, b)
 	done := make(chan []int)
-	go func() { done <- callAll(b, 100, d.entered) }()
-	waitQueued(t, b, 99) // one call is in the held batch, the rest wait
+	go func() { done <- callAll(b, n, d.entered) }()
+	waitQueued(t, b, n-1) // one call is in the held batch, the rest wait
 	close(d.release)
-	got := <-done
+	return d, <-done
+}
+
+func TestCallsQueuedBehindABatchRunAsOne(t *testing.T) {
+	t.Parallel()
+	d, got := callsBehindAHeldBatch(t, 128, 100)
 	for i, v := range got {
 		if v != 2*i {
 			t.Fatalf("call %d got %d, want %d", i, v, 2*i)
@@ -91,14 +100,7 @@ func TestCallsQueuedBehindABatchRunAsOne(t *testing.T) {
 
 func TestBatchesNeverExceedMax(t *testing.T) {
 	t.Parallel()
-	d := newDoubler()
-	b := New(1, 10, d.run)
-	startRun(t, b)
-	done := make(chan []int)
-	go func() { done <- callAll(b, 11, d.entered) }()
-	waitQueued(t, b, 10)
-	close(d.release)
-	<-done
+	d, _ := callsBehindAHeldBatch(t, 10, 11)
 	for _, n := range d.sizes {
 		if n > 10 {
 			t.Fatalf("batch of %d, max is 10 (sizes %v)", n, d.sizes)

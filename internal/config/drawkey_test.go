@@ -26,16 +26,13 @@ func TestDrawKey(t *testing.T) {
 	if err != nil || strings.Join(c.DrawKeys.IDs(), ",") != "2026b,2025a" {
 		t.Fatalf("two keys: %v, %v", c.DrawKeys.IDs(), err)
 	}
+	// Which values are malformed is drawkey's TestParse; here, only that
+	// the server refuses them without quoting the secret.
 	secret := key(9, 32)
 	bad := map[string]string{
-		"no id":        secret,
-		"bad id":       "key/1:" + secret,
-		"id too long":  strings.Repeat("a", 17) + ":" + secret,
-		"not base64":   "k:" + strings.ReplaceAll(secret, "C", "*"),
-		"short key":    "k:" + key(9, 16),
-		"long key":     "k:" + key(9, 65),
-		"repeated id":  "k:" + secret + ",k:" + key(8, 32),
-		"empty second": "k:" + secret + ", ",
+		"no id":       secret,
+		"short key":   "k:" + key(9, 16),
+		"repeated id": "k:" + secret + ",k:" + key(8, 32),
 	}
 	for name, v := range bad {
 		t.Run(name, func(t *testing.T) {

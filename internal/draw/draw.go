@@ -15,8 +15,8 @@ import (
 )
 
 // DefaultPurchaseWindow is how long a drawn shopper has to buy, unless the
-// sale says otherwise.
-const DefaultPurchaseWindow = 600 * time.Second
+// sale says otherwise; the catalog fills it in when a draw sale is created.
+const DefaultPurchaseWindow = catalog.DefaultPurchaseWindow
 
 // Service enters shoppers, draws, and passes units down the rankings.
 type Service struct {

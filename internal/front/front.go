@@ -38,11 +38,12 @@ type Keys interface {
 // Front reserves stock for the purchases the marks and the gate let
 // through.
 type Front struct {
-	sales  Sales
-	keys   Keys
-	gate   *Gate        // nil: every purchase reaches Redis
-	marks  *Marks       // nil: no local sold-out marks
-	paused *pausedSales // sales Redis just said are paused
+	sales    Sales
+	keys     Keys
+	gate     *Gate        // nil: every purchase reaches Redis
+	marks    *Marks       // nil: no local sold-out marks
+	paused   *pausedSales // sales Redis just said are paused
+	scripted scripted     // sales whose rate limits the reserve script checks
 }
 
 // New returns the front door of sales; a nil gate or marks is none.
@@ -60,6 +61,7 @@ func (f *Front) Reserve(ctx context.Context, r stock.Request) (stock.Reservation
 	}
 	res, err := f.sales.Reserve(ctx, r)
 	f.observe(r, res, err)
+	f.scripted.saw(r, err)
 	return res, err
 }
 

@@ -86,8 +86,8 @@ func (a adminAPI) updateItem(c *gin.Context) {
 		a.fail(c, err)
 		return
 	}
-	if err := validate(p.Apply(cur)); err != nil {
-		a.fail(c, err)
+	if err := p.Apply(cur).Check(); err != nil {
+		a.fail(c, invalidField("", err))
 		return
 	}
 	it, err := a.sales.Update(ctx, id, p)

@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"strings"
 	"time"
 
@@ -29,24 +27,22 @@ type guards struct {
 	replier
 	tokens       *token.Session
 	secret       []byte // the JWT secret: keys the audit log's fingerprints
-	adminDigest  [32]byte
 	adminSess    token.Admin
 	limiter      *ratelimit.Limiter
 	rates        Rates
 	purchaseTok  token.Purchase
 	admissionTok token.Purchase
 	requireToken bool
-	front        Front    // its sold-out marks; nil: none
-	reserved     *saleSet // sales whose purchases the reserve script rate-limits
+	front        Front // its sold-out marks; nil: none
 	proofs       *proofs
 	now          func() time.Time
 }
 
-func newGuards(rep replier, d Deps, purchaseTok, admissionTok token.Purchase, reserved *saleSet, proofs *proofs) *guards {
+func newGuards(rep replier, d Deps, purchaseTok, admissionTok token.Purchase, proofs *proofs) *guards {
 	return &guards{replier: rep, tokens: token.NewSession(d.JWTSecret, d.SessionTTL, orNow(d.Now)), secret: []byte(d.JWTSecret),
-		adminDigest: sha256.Sum256([]byte(d.AdminToken)), adminSess: token.NewAdmin(d.JWTSecret, d.AdminToken, d.Now, d.Revocations),
-		limiter: d.Limiter, rates: d.Rates, purchaseTok: purchaseTok, admissionTok: admissionTok,
-		requireToken: d.RequirePurchaseToken, front: d.Front, reserved: reserved, proofs: proofs, now: d.Now}
+		adminSess: token.NewAdmin(d.JWTSecret, d.AdminToken, d.Now, d.Revocations),
+		limiter:   d.Limiter, rates: d.Rates, purchaseTok: purchaseTok, admissionTok: admissionTok,
+		requireToken: d.RequirePurchaseToken, front: d.Front, proofs: proofs, now: d.Now}
 }
 
 // shopper requires a valid token from the Authorization header or, failing
@@ -75,7 +71,7 @@ func userOf(c *gin.Context) string { return c.GetString(userKey) }
 // context then names the admin, by a fingerprint of the credential, and the
 // request id, for the audit log.
 func (g *guards) admin(c *gin.Context) {
-	if tok := bearer(c.GetHeader("Authorization")); g.isAdminToken(tok) {
+	if tok := bearer(c.GetHeader("Authorization")); g.adminSess.IsToken(tok) {
 		actAs(c, audit.Fingerprint(g.secret, "token", tok))
 		return
 	}
@@ -99,13 +95,6 @@ func (g *guards) admin(c *gin.Context) {
 func actAs(c *gin.Context, who string) {
 	id := c.Writer.Header().Get("X-Request-Id")
 	c.Request = c.Request.WithContext(audit.WithActor(c.Request.Context(), who, id))
-}
-
-// isAdminToken compares in constant time. Hashing both sides first keeps the
-// comparison constant-time in the length too.
-func (g *guards) isAdminToken(token string) bool {
-	got := sha256.Sum256([]byte(token))
-	return token != "" && subtle.ConstantTimeCompare(got[:], g.adminDigest[:]) == 1
 }
 
 func bearer(h string) string {

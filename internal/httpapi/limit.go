@@ -3,7 +3,6 @@ package httpapi
 import (
 	"math"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -62,21 +61,11 @@ func (g *guards) purchaseLimit() gin.HandlerFunc {
 			return
 		}
 		c.Set(clientKeyKey, ratelimit.ClientKey(c.ClientIP()))
-		if id, err := strconv.ParseInt(c.Param("id"), 10, 64); err != nil || !g.reserved.has(id) {
+		if id, err := strconv.ParseInt(c.Param("id"), 10, 64); err != nil || g.front == nil || !g.front.ScriptLimited(id) {
 			checked(c)
 		}
 	}
 }
-
-// saleSet is the sales this server has seen Redis answer a purchase for;
-// only real sales get there, so made-up ids cannot grow it.
-type saleSet struct{ m sync.Map }
-
-func (s *saleSet) add(id int64) { s.m.Store(id, struct{}{}) }
-
-func (s *saleSet) remove(id int64) { s.m.Delete(id) }
-
-func (s *saleSet) has(id int64) bool { _, ok := s.m.Load(id); return ok }
 
 // checks lists the limits of an action, the shopper's first.
 func (g *guards) checks(c *gin.Context, action string) []ratelimit.Check {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/seckill/seckill/internal/pow"
 )
 
 // RequestMetrics count what the HTTP layer answers (metrics.Set).
@@ -20,12 +22,7 @@ type RequestMetrics interface {
 
 // PowMetrics count what the proof of work does to the traffic
 // (metrics.Set).
-type PowMetrics interface {
-	// Judged counts a proof the guard accepted (err nil) or refused.
-	Judged(err error)
-	// Asked counts a challenge handed out at difficulty bits.
-	Asked(bits int)
-}
+type PowMetrics = pow.Metrics
 
 // Metrics are what the HTTP layer counts, and the page that shows the
 // server's metrics (metrics.Set and its Handler, which caches the gathering
@@ -88,18 +85,4 @@ func (m Metrics) page(c *gin.Context) {
 		return
 	}
 	m.Page.ServeHTTP(c.Writer, c.Request)
-}
-
-// judged counts a proof the guard judged.
-func (m Metrics) judged(err error) {
-	if m.Pow != nil {
-		m.Pow.Judged(err)
-	}
-}
-
-// asked counts a challenge handed out at difficulty d.
-func (m Metrics) asked(d int) {
-	if m.Pow != nil {
-		m.Pow.Asked(d)
-	}
 }

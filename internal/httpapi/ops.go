@@ -7,6 +7,8 @@ import (
 	"path"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/seckill/seckill/internal/coalesce"
 )
 
 // opsAPI is what operators and browsers fetch without signing in: health,
@@ -16,6 +18,10 @@ type opsAPI struct {
 	ready func(ctx context.Context) map[string]string // failing checks by name
 	web   fs.FS
 }
+
+// cachedReady reuses a readiness verdict for Settings.OpsCache (the
+// /metrics page, Metrics.Page, caches its gathering the same way).
+var cachedReady = coalesce.Cached[map[string]string]
 
 func (o opsAPI) healthz(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) }
 

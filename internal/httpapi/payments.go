@@ -33,9 +33,6 @@ type paymentAPI struct {
 // maxCallbackBody caps a callback's body: a payment is four short fields.
 const maxCallbackBody = 16 << 10
 
-// maxProviderRef is the payments table's provider_ref column.
-const maxProviderRef = 128
-
 // callback settles one payment: signature first, over the raw bytes as
 // they came, then the body, then the order. Each answer says what was
 // decided: outcome and the order as GET /orders/{id} shows it.
@@ -102,15 +99,9 @@ func paymentOf(raw []byte) (order.Payment, error) {
 		}
 	}
 	p := order.Payment{OrderID: *body.OrderID, Status: *body.Status, AmountCents: *body.AmountCents, ProviderRef: *body.ProviderRef}
-	switch {
-	case p.Status != order.PaymentPaid && p.Status != order.PaymentFailed:
-		return p, invalidPayment("status", `status must be "paid" or "failed"`)
-	case p.AmountCents < 0:
-		return p, invalidPayment("amount_cents", "amount_cents must not be negative")
-	case p.ProviderRef == "" || len(p.ProviderRef) > maxProviderRef:
-		return p, invalidPayment("provider_ref", "provider_ref must be 1 to 128 bytes")
-	case p.OrderID == "":
-		return p, invalidPayment("order_id", "order_id must name an order")
+	var pe *order.PaymentError
+	if err := p.Check(); errors.As(err, &pe) {
+		return p, invalidPayment(pe.Field, pe.Rule)
 	}
 	return p, nil
 }

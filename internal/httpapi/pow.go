@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -19,48 +18,22 @@ const ProofOfWorkHeader = "X-Proof-Of-Work"
 
 // PowPricer decides the difficulty asked of a shopper on a client network,
 // counting their requests (pow.Pricer).
-type PowPricer interface {
-	Ask(ctx context.Context, user string, net pow.Network, o pow.Outcome) (int, error)
-	Seen(ctx context.Context, net pow.Network) error
-}
+type PowPricer = pow.Asker
 
 // PowLedger spends each solved challenge once, across servers (pow.Ledger).
-type PowLedger interface {
-	Spend(ctx context.Context, c pow.Challenge) error
-}
+type PowLedger = pow.Spender
 
 // proofs are the proof of work as the guards and the challenge endpoint
-// use it.
+// use it: the decisions are the checker's.
 type proofs struct {
-	issuer  *pow.Issuer
-	pricer  PowPricer // nil: everyone is asked base
-	ledger  PowLedger
+	*pow.Checker
 	sales   SaleReader
-	base    int
 	require bool
-	log     *slog.Logger
-	metrics Metrics
 }
 
 func newProofs(d Deps, log *slog.Logger) *proofs {
-	return &proofs{issuer: pow.IssuerFor(d.JWTSecret, time.Now), pricer: d.PowPricer, ledger: d.PowLedger,
-		sales: d.Catalog, base: d.PowDifficulty, require: d.RequireProofOfWork, log: log, metrics: d.Metrics}
-}
-
-// price is the difficulty to ask now, counting this request as o. If
-// Redis cannot be asked, it is the base: the shop must not stop over the
-// price.
-func (p *proofs) price(ctx context.Context, user string, net pow.Network, o pow.Outcome) int {
-	d := p.base
-	if p.pricer != nil {
-		var err error
-		if d, err = p.pricer.Ask(ctx, user, net, o); err != nil {
-			p.log.WarnContext(ctx, "proof-of-work difficulty unavailable; asking the base", "err", err)
-			d = p.base
-		}
-	}
-	p.metrics.asked(d)
-	return d
+	ch := pow.NewChecker(pow.IssuerFor(d.JWTSecret, time.Now), d.PowPricer, d.PowLedger, d.PowDifficulty, log, d.Metrics.Pow)
+	return &proofs{Checker: ch, sales: d.Catalog, require: d.RequireProofOfWork}
 }
 
 // proofOfWork lets a request through only with a proof of work solved for
@@ -72,8 +45,7 @@ func (p *proofs) price(ctx context.Context, user string, net pow.Network, o pow.
 // trusted proxy the client's, and X-Forwarded-For from anyone else counts
 // for nothing. Off (SECKILL_POW=off), it lets all through.
 func (g *guards) proofOfWork(c *gin.Context) {
-	p := g.proofs
-	if !p.require {
+	if !g.proofs.require {
 		return
 	}
 	id, err := pathID(c, errItemNotFound)
@@ -81,19 +53,10 @@ func (g *guards) proofOfWork(c *gin.Context) {
 		g.fail(c, err)
 		return
 	}
-	ctx, user, net := c.Request.Context(), userOf(c), pow.NetworkOf(c.ClientIP())
-	ch, err := p.issuer.Check(c.GetHeader(ProofOfWorkHeader), user, net.Narrow, id)
-	if err == nil {
-		err = p.ledger.Spend(ctx, ch)
-	}
+	user, net := userOf(c), pow.NetworkOf(c.ClientIP())
+	err = g.proofs.Check(c.Request.Context(), c.GetHeader(ProofOfWorkHeader), user, net, id)
 	switch {
 	case err == nil:
-		p.metrics.judged(nil)
-		if p.pricer != nil {
-			if err := p.pricer.Seen(ctx, net); err != nil {
-				p.log.WarnContext(ctx, "proof-of-work rate not counted", "err", err)
-			}
-		}
 	case !pow.Refused(err):
 		g.fail(c, err) // the ledger out of reach: a 503
 	default:
@@ -102,14 +65,8 @@ func (g *guards) proofOfWork(c *gin.Context) {
 }
 
 // refuseProof answers 403 proof_of_work_required with a fresh challenge for
-// a sale that exists (else item_not_found, as the route would), counted as
-// pow.OutcomeOf says: a request that cost no work raises the price of
-// others on its network only as one more shopper among its askers. The
-// fresh challenge is priced at the network the request came from, so
-// spending elsewhere gains nothing. Every refusal names its shopper among
-// the askers as a request for a challenge does, so a farm cannot fetch its
-// challenges this way to stay out of that count, and a refusal costs its
-// shopper a bit more besides.
+// a sale that exists (else item_not_found, as the route would, and probes
+// of made-up ids are not counted as refusals).
 func (g *guards) refuseProof(c *gin.Context, id int64, user string, net pow.Network, why error) {
 	ctx, p := c.Request.Context(), g.proofs
 	if p.sales != nil {
@@ -118,9 +75,8 @@ func (g *guards) refuseProof(c *gin.Context, id int64, user string, net pow.Netw
 			return
 		}
 	}
-	p.metrics.judged(why) // a refusal about a sale that exists: probes of made-up ids are 404s
-	d := p.price(ctx, user, net, pow.OutcomeOf(why))
-	g.fail(c, powRequired(why, p.issuer.Issue(user, net.Narrow, id, d), d))
+	challenge, d := p.Refuse(ctx, user, net, id, why)
+	g.fail(c, powRequired(why, challenge, d))
 }
 
 // powRequired is the refusal of why, carrying challenge at difficulty d.
@@ -150,7 +106,6 @@ func (a challengeAPI) challenge(c *gin.Context) {
 	if !ok {
 		return
 	}
-	user, net := userOf(c), pow.NetworkOf(c.ClientIP())
-	d := a.proofs.price(c.Request.Context(), user, net, pow.Asked)
-	c.JSON(http.StatusOK, gin.H{"challenge": a.proofs.issuer.Issue(user, net.Narrow, it.ID, d), "difficulty": d})
+	challenge, d := a.proofs.Challenge(c.Request.Context(), userOf(c), pow.NetworkOf(c.ClientIP()), it.ID)
+	c.JSON(http.StatusOK, gin.H{"challenge": challenge, "difficulty": d})
 }

@@ -2,13 +2,11 @@ package httpapi
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/seckill/seckill/internal/catalog"
 	"github.com/seckill/seckill/internal/front"
 	"github.com/seckill/seckill/internal/order"
 	"github.com/seckill/seckill/internal/stock"
@@ -20,6 +18,8 @@ import (
 type Front interface {
 	Reserve(ctx context.Context, r stock.Request) (stock.Reservation, error)
 	SoldOut(itemID int64) bool
+	// ScriptLimited: the reserve script checks the sale's rate limits.
+	ScriptLimited(itemID int64) bool
 }
 
 // purchaseJSON is the 202 answer. unit_price_cents is the price the
@@ -55,19 +55,13 @@ func (s shopAPI) purchase(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	switch {
-	case err == nil || stock.Refused(err):
-		s.reserved.add(req.ItemID)
-	case errors.Is(err, catalog.ErrNotFound):
-		s.reserved.remove(req.ItemID) // gone: its purchases are checked before Redis again
-	}
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
 	outcome, status := "reserved", order.StatusPending
 	if res.Replayed {
-		outcome, status = "replayed", s.replayedStatus(c.Request.Context(), res.OrderID, req.UserID)
+		outcome, status = "replayed", order.ReplayedStatus(c.Request.Context(), s.orders, res.OrderID, req.UserID)
 		c.Header("Idempotent-Replayed", "true")
 	}
 	c.Set(outcomeKey, outcome)
@@ -75,26 +69,6 @@ func (s shopAPI) purchase(c *gin.Context) {
 		UserID: req.UserID, Quantity: res.Quantity, Status: status}
 	out.UnitPrice, out.Amount = order.Amount(res.UnitPriceCents, res.Quantity)
 	c.JSON(http.StatusAccepted, out)
-}
-
-// replayLookupTimeout bounds the MySQL read of a replayed order's status.
-const replayLookupTimeout = 200 * time.Millisecond
-
-// replayedStatus is the status of the order an Idempotency-Key reserved:
-// Redis keeps the key after the order is paid or cancelled, and only MySQL
-// knows which. An order not in MySQL yet is pending; so is one MySQL cannot
-// be asked about now, since a replay must still answer while MySQL is down
-// (purchases go on from Redis then).
-func (s shopAPI) replayedStatus(ctx context.Context, orderID, userID string) string {
-	// A storm of retries must not queue on a slow MySQL: past this, the
-	// replay answers as it did before the order could be looked up.
-	ctx, cancel := context.WithTimeout(ctx, replayLookupTimeout)
-	defer cancel()
-	o, err := s.orders.Get(ctx, orderID)
-	if err != nil || o.UserID != userID {
-		return order.StatusPending
-	}
-	return o.Status
 }
 
 func (s shopAPI) purchaseRequest(c *gin.Context) (stock.Request, error) {

@@ -135,14 +135,13 @@ func newAreas(d Deps) areas {
 	snaps := newSnapshots(sales)
 	sse := sseStreams{stopping: d.Stopping}
 	cookies := cookieRules{secure: d.SecureCookies}
-	reserved := &saleSet{}
 	proofs := newProofs(d, log)
-	g := newGuards(rep, d, purchaseTok, admissionTok, reserved, proofs)
+	g := newGuards(rep, d, purchaseTok, admissionTok, proofs)
 	return areas{
 		log: log, guards: g, snaps: snaps,
 		ops:      opsAPI{replier: rep, ready: cachedReady(d.Ready, d.OpsCache), web: d.Web},
 		sessions: sessionAPI{replier: rep, guards: g, tokens: g.tokens, demoLogin: d.DemoLogin, cookies: cookies},
-		shop: shopAPI{saleView: sales, snaps: snaps, reserved: reserved, front: d.Front, orders: d.Orders, tokens: purchaseTok,
+		shop: shopAPI{saleView: sales, snaps: snaps, front: d.Front, orders: d.Orders, tokens: purchaseTok,
 			newOrderID: d.NewOrderID},
 		orders: orderAPI{replier: rep, lookup: order.NewLookup(d.Orders, d.Stock, d.Catalog), life: d.Sales,
 			feed: d.OrderFeed, sse: sse, demoPay: d.DemoPayments},
@@ -177,6 +176,6 @@ func limitBody(n int64) gin.HandlerFunc {
 func (a areas) forgetSnapshotsOnChange(c *gin.Context) {
 	c.Next()
 	if c.Request.Method != http.MethodGet && c.Writer.Status() < http.StatusBadRequest {
-		a.snaps.forget()
+		a.snaps.Forget()
 	}
 }

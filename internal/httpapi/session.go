@@ -74,7 +74,7 @@ func (a sessionAPI) adminLogin(c *gin.Context) {
 		a.fail(c, err)
 		return
 	}
-	if req.Token == nil || !a.guards.isAdminToken(*req.Token) {
+	if req.Token == nil || !a.guards.adminSess.IsToken(*req.Token) {
 		a.fail(c, errWrongAdmin)
 		return
 	}

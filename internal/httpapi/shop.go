@@ -5,6 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/seckill/seckill/internal/saleview"
 	"github.com/seckill/seckill/internal/stock"
 	"github.com/seckill/seckill/internal/token"
 )
@@ -14,7 +15,6 @@ import (
 type shopAPI struct {
 	saleView
 	snaps      *snapshots
-	reserved   *saleSet    // sales Redis has answered purchases of: their limits are the script's
 	front      Front       // the marks and the gate, then the reservation
 	orders     OrderReader // a replayed order's status, once it is in MySQL
 	tokens     token.Purchase
@@ -30,11 +30,11 @@ func (s shopAPI) listItems(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	var snap snapshot
+	var snap saleview.Snapshot
 	if cur == nil && limit == defaultPageLimit {
-		snap, err = s.snaps.firstPage(c.Request.Context())
+		snap, err = s.snaps.FirstPage(c.Request.Context())
 	} else {
-		snap, err = s.snaps.page(c.Request.Context(), cur, limit)
+		snap, err = s.snaps.Page(c.Request.Context(), cur, limit)
 	}
 	if err != nil {
 		s.fail(c, err)
@@ -47,8 +47,8 @@ func (s shopAPI) listItems(c *gin.Context) {
 	}
 	// The snapshot is the page's JSON object: server_time goes in before
 	// its closing brace.
-	body := make([]byte, 0, len(snap.body)+64)
-	body = append(append(append(body, snap.body[:len(snap.body)-1]...), `,"server_time":`...), now...)
+	body := make([]byte, 0, len(snap.Body)+64)
+	body = append(append(append(body, snap.Body[:len(snap.Body)-1]...), `,"server_time":`...), now...)
 	c.Data(http.StatusOK, "application/json; charset=utf-8", append(body, '}'))
 }
 
@@ -56,8 +56,8 @@ func (s shopAPI) listItems(c *gin.Context) {
 func (s shopAPI) getItem(c *gin.Context) {
 	id, err := pathID(c, errItemNotFound)
 	if err == nil {
-		var snap snapshot
-		if snap, err = s.snaps.item(c.Request.Context(), id); err == nil {
+		var snap saleview.Snapshot
+		if snap, err = s.snaps.Item(c.Request.Context(), id); err == nil {
 			writeSnapshot(c, snap)
 			return
 		}

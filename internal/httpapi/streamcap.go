@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"strconv"
-	"sync"
 
 	"github.com/gin-gonic/gin"
 
@@ -15,51 +14,31 @@ import (
 const streamRetry = 5
 
 // streamCap bounds the event streams one client (an IPv4 address or an IPv6
-// /64) holds open on this server: each open stream is a goroutine and a
-// connection for as long as the client likes, so one client could otherwise
-// hold thousands. The count is per server: a client spread over servers by
-// a load balancer may hold the cap on each, which bounds what it costs each.
-type streamCap struct {
-	max  int // 0: no cap
-	mu   sync.Mutex
-	open map[string]int
-}
+// /64) holds open on this server (ratelimit.Slots).
+type streamCap struct{ slots *ratelimit.Slots } // nil: no cap
 
-func newStreamCap(max int) *streamCap { return &streamCap{max: max, open: map[string]int{}} }
+func newStreamCap(max int) streamCap {
+	if max <= 0 {
+		return streamCap{}
+	}
+	return streamCap{ratelimit.NewSlots(max)}
+}
 
 // hold runs the stream with a slot of its client's, released when the
 // stream ends, or answers 429 too_many_streams when the client holds them
 // all.
-func (s *streamCap) hold(fail func(*gin.Context, error)) gin.HandlerFunc {
+func (s streamCap) hold(fail func(*gin.Context, error)) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if s.max <= 0 {
+		if s.slots == nil {
 			return
 		}
 		key := ratelimit.ClientKey(c.ClientIP())
-		if !s.acquire(key) {
+		if !s.slots.Acquire(key) {
 			c.Header("Retry-After", strconv.Itoa(streamRetry))
 			fail(c, errTooManyStreams)
 			return
 		}
-		defer s.release(key)
+		defer s.slots.Release(key)
 		c.Next()
-	}
-}
-
-func (s *streamCap) acquire(key string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.open[key] >= s.max {
-		return false
-	}
-	s.open[key]++
-	return true
-}
-
-func (s *streamCap) release(key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.open[key]--; s.open[key] <= 0 {
-		delete(s.open, key) // the map holds only clients with streams open
 	}
 }

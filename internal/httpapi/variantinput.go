@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/seckill/seckill/internal/catalog"
 )
@@ -25,34 +23,13 @@ func (in variantInput) patch() catalog.VariantPatch {
 		PerUserLimit: in.PerUserLimit.val, ClearLimit: in.PerUserLimit.null}
 }
 
-// newVariants checks the variants of a sale being created.
-func newVariants(ins []variantInput, it catalog.Item) ([]catalog.Variant, error) {
-	if len(ins) < 1 || len(ins) > catalog.MaxVariants {
-		return nil, invalid("variants", fmt.Sprintf("a sale has 1 to %d variants", catalog.MaxVariants))
-	}
-	out := make([]catalog.Variant, len(ins))
-	for i, in := range ins {
-		field := fmt.Sprintf("variants[%d]", i)
-		if in.Label == nil || in.StockTotal == nil {
-			return nil, invalid(field, field+" needs a label and a stock_total")
-		}
-		out[i] = in.patch().Apply(catalog.Variant{})
-		if err := out[i].Check(it); err != nil {
-			return nil, invalidField(field+".", err)
-		}
-		for _, before := range out[:i] {
-			if strings.EqualFold(before.Label, out[i].Label) {
-				return nil, invalid(field+".label", "variant labels must differ: "+out[i].Label+" is given twice")
-			}
-		}
-	}
-	return out, nil
-}
-
 // invalidField answers a catalog rule broken by a request's field, named
 // with prefix in front ("variants[2]." on create, "" on a variant's own
 // route); any other error passes through to the error table.
 func invalidField(prefix string, err error) error {
+	if err == nil {
+		return nil
+	}
 	var fe *catalog.FieldError
 	if errors.As(err, &fe) {
 		return invalid(prefix+fe.Field, fe.Rule)

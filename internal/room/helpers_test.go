@@ -55,18 +55,21 @@ func openSale(tb testing.TB, rdb redis.UniversalClient, keys keyspace.Space, sto
 
 func (s *sale) join(tb testing.TB, user string, at time.Time) room.Standing {
 	tb.Helper()
-	st, err := s.store.Join(context.Background(), itemID, user, at, s.rules)
-	if err != nil {
-		tb.Fatalf("join %s at %v: %v", user, at.Sub(t0), err)
-	}
-	return st
+	return s.standing(tb, "join", s.store.Join, user, at)
 }
 
 func (s *sale) look(tb testing.TB, user string, at time.Time) room.Standing {
 	tb.Helper()
-	st, err := s.store.Look(context.Background(), itemID, user, at, s.rules)
+	return s.standing(tb, "look", s.store.Look, user, at)
+}
+
+// standing is user's standing as op (Join or Look) answers it at at.
+func (s *sale) standing(tb testing.TB, name string,
+	op func(context.Context, int64, string, time.Time, room.Rules) (room.Standing, error), user string, at time.Time) room.Standing {
+	tb.Helper()
+	st, err := op(context.Background(), itemID, user, at, s.rules)
 	if err != nil {
-		tb.Fatalf("look %s at %v: %v", user, at.Sub(t0), err)
+		tb.Fatalf("%s %s at %v: %v", name, user, at.Sub(t0), err)
 	}
 	return st
 }

@@ -42,18 +42,10 @@ func TestRetireRefusedUntilDone(t *testing.T) {
 	r.clock.Add(sale.RetireGrace.Milliseconds())
 	refused(sale.StillPersisting) // ann's order is only in the stream
 
-	snap, err := r.stock.Snapshot(ctx, it.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.orders.Persist(ctx, snap.Pending); err != nil {
-		t.Fatal(err)
-	}
+	r.persistPending(t, it.ID)
 	refused(sale.AwaitingPayment) // persisted, confirmed, not paid
 
-	if _, err := r.sales.Pay(ctx, res.OrderID, "ann"); err != nil {
-		t.Fatal(err)
-	}
+	r.pay(t, res.OrderID, "ann")
 	// An order MySQL refused waits for a person; once handled, the sale goes.
 	dead := r.keys.Item(it.ID).DeadLetters()
 	if err := r.rdb.XAdd(ctx, &redis.XAddArgs{Stream: dead, Values: map[string]any{"id": "01DEAD", "reason": "refused"}}).Err(); err != nil {
@@ -162,16 +154,8 @@ func TestRetireClosesRedisFirst(t *testing.T) {
 	if err := buy("bob", "01RETIRE0000000000000LAGBO"); !errors.Is(err, stock.ErrEnded) {
 		t.Fatalf("the lagging server after the close: %v, want stock.ErrEnded", err)
 	}
-	snap, err := r.stock.Snapshot(ctx, it.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.orders.Persist(ctx, snap.Pending); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.sales.Pay(ctx, "01RETIRE0000000000000LAGAN", "ann"); err != nil {
-		t.Fatal(err)
-	}
+	r.persistPending(t, it.ID)
+	r.pay(t, "01RETIRE0000000000000LAGAN", "ann")
 	retired, err := r.sales.Retire(ctx, it.ID)
 	if err != nil || retired.RetiredAt == nil {
 		t.Fatalf("retire once ann's order is in MySQL: %+v, %v", retired.RetiredAt, err)

@@ -72,6 +72,15 @@ func (r *rig) buy(t *testing.T, itemID int64, user string) string {
 	if err != nil {
 		t.Fatalf("%s buys: %v", user, err)
 	}
+	r.persistPending(t, itemID)
+	return res.OrderID
+}
+
+// persistPending writes what the sale has pending in Redis to MySQL, as a
+// worker would.
+func (r *rig) persistPending(t *testing.T, itemID int64) {
+	t.Helper()
+	ctx := context.Background()
 	snap, err := r.stock.Snapshot(ctx, itemID)
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +88,14 @@ func (r *rig) buy(t *testing.T, itemID int64, user string) string {
 	if _, err := r.orders.Persist(ctx, snap.Pending); err != nil {
 		t.Fatal(err)
 	}
-	return res.OrderID
+}
+
+// pay pays orderID as user.
+func (r *rig) pay(t *testing.T, orderID, user string) {
+	t.Helper()
+	if _, err := r.sales.Pay(context.Background(), orderID, user); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // stockLeft is the sale's available stock in MySQL and in Redis.
@@ -105,9 +121,7 @@ func TestCancelGivesStockBackInBothStores(t *testing.T) {
 	it := r.sale(t, 2)
 	ctx := context.Background()
 	alice, bob := r.buy(t, it.ID, "alice"), r.buy(t, it.ID, "bob")
-	if _, err := r.sales.Pay(ctx, bob, "bob"); err != nil {
-		t.Fatal(err)
-	}
+	r.pay(t, bob, "bob")
 	if _, err := r.sales.Cancel(ctx, alice, "mallory", order.ReasonShopper); !errors.Is(err, order.ErrNotFound) {
 		t.Fatalf("another shopper cancelling alice's order: %v, want order.ErrNotFound", err)
 	}
@@ -135,9 +149,7 @@ func TestSweepCancelsOnlyOverdueUnpaidOrders(t *testing.T) {
 	it := r.sale(t, 5)
 	ctx := context.Background()
 	late, paid := r.buy(t, it.ID, "late"), r.buy(t, it.ID, "payer")
-	if _, err := r.sales.Pay(ctx, paid, "payer"); err != nil {
-		t.Fatal(err)
-	}
+	r.pay(t, paid, "payer")
 	r.clock.Add((10 * time.Minute).Milliseconds())
 	fresh := r.buy(t, it.ID, "fresh")
 	r.clock.Add((5 * time.Minute).Milliseconds()) // late: 15 min old; fresh: 5 min

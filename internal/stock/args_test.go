@@ -12,9 +12,8 @@ import (
 // The scripts trust no caller: a malformed argument is refused with a code
 // and changes nothing, whatever the HTTP layer let through.
 func TestScriptsRefuseMalformedArguments(t *testing.T) {
-	s, rdb, keys := newStore(t)
+	s, rdb, keys := newSale(t, 10, 5)
 	ctx := context.Background()
-	warm(t, s, 1, sale(10, 5))
 	now := t0.Add(time.Minute).UnixMilli()
 	for _, tc := range []struct {
 		name    string

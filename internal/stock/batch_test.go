@@ -73,8 +73,7 @@ func TestBatchEqualsOneAtATime(t *testing.T) {
 	ctx := context.Background()
 	var snaps []snapshot
 	for _, batched := range []bool{false, true} {
-		s, rdb, keys := newStore(t)
-		warm(t, s, 1, sale(5, 2))
+		s, rdb, keys := newSale(t, 5, 2)
 		warm(t, s, 2, sale(10, 2))
 		reqs := batchScene(at)
 		out := make([]stock.Outcome, len(reqs))
@@ -122,8 +121,7 @@ func runCoalesced(tb testing.TB, s *stock.Store, heard func() bool) {
 // twice and every shopper's answer is their own.
 func TestConcurrentReservesShareBatches(t *testing.T) {
 	t.Parallel()
-	s, rdb, keys := newStore(t)
-	warm(t, s, 1, sale(300, 1))
+	s, rdb, keys := newSale(t, 300, 1)
 	var batches, calls int
 	var mu sync.Mutex
 	s.OnBatch(func(n int) { mu.Lock(); batches++; calls += n; mu.Unlock() })

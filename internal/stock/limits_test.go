@@ -79,8 +79,7 @@ func TestPurchaseLimitsInTheScript(t *testing.T) {
 // shopper counts each, as separate calls would.
 func TestPurchaseLimitsWithinABatch(t *testing.T) {
 	t.Parallel()
-	s, _, _ := newStore(t)
-	warm(t, s, 1, sale(100, 1))
+	s, _, _ := newSale(t, 100, 1)
 	s.SetLimits(stock.Limits{ShopperEvery: time.Second, ShopperBurst: 3})
 	at := t0.Add(time.Minute)
 	reqs := make([]stock.Request, 6)

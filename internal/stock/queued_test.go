@@ -24,8 +24,7 @@ func TestQueuedIsBounded(t *testing.T) {
 	// A store with one sale in the registry, whose stream gets the entries
 	// add is given, in the order of their ids, before queued looks.
 	newQueue := func() (add func(at time.Time, seq int, id string), queued func(id string) (bool, error)) {
-		s, rdb, keys := newStore(t)
-		warm(t, s, 1, sale(5, 1))
+		s, rdb, keys := newSale(t, 5, 1)
 		stream := keys.Item(1).Stream()
 		p := rdb.Pipeline()
 		add = func(at time.Time, seq int, id string) {

@@ -23,6 +23,14 @@ func newStore(tb testing.TB) (*stock.Store, *redis.Client, keyspace.Space) {
 	return stock.NewStore(rdb, keys), rdb, keys
 }
 
+// newSale is newStore with sale 1 warmed as sale(total, limit) describes.
+func newSale(tb testing.TB, total int64, limit int) (*stock.Store, *redis.Client, keyspace.Space) {
+	tb.Helper()
+	s, rdb, keys := newStore(tb)
+	warm(tb, s, 1, sale(total, limit))
+	return s, rdb, keys
+}
+
 // onEachRedis runs test in parallel on a single Redis and on a cluster,
 // each with a store on a fresh key prefix.
 func onEachRedis(t *testing.T, test func(t *testing.T, s *stock.Store, rdb redis.UniversalClient, keys keyspace.Space)) {
@@ -106,8 +114,7 @@ func TestReserveCodes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s, _, _ := newStore(t)
-			warm(t, s, 1, sale(10, 3))
+			s, _, _ := newSale(t, 10, 3)
 			if tc.setup != nil {
 				tc.setup(s)
 			}
@@ -141,8 +148,7 @@ func drain(n int, at time.Time) func(*stock.Store) {
 
 func TestAlreadyPurchasedCarriesTheOrder(t *testing.T) {
 	t.Parallel()
-	s, _, _ := newStore(t)
-	warm(t, s, 1, sale(10, 1))
+	s, _, _ := newSale(t, 10, 1)
 	ctx := context.Background()
 	first, err := s.Reserve(ctx, req("alice", 1, t0))
 	if err != nil {
@@ -159,8 +165,7 @@ func TestAlreadyPurchasedCarriesTheOrder(t *testing.T) {
 
 func TestIdempotencyReplay(t *testing.T) {
 	t.Parallel()
-	s, rdb, keys := newStore(t)
-	warm(t, s, 1, sale(10, 3))
+	s, rdb, keys := newSale(t, 10, 3)
 	ctx := context.Background()
 	r := req("alice", 2, t0)
 	r.IdempotencyKey = "key-1"
@@ -192,8 +197,7 @@ func TestIdempotencyReplay(t *testing.T) {
 
 func TestReleaseIsIdempotent(t *testing.T) {
 	t.Parallel()
-	s, rdb, keys := newStore(t)
-	warm(t, s, 1, sale(5, 3))
+	s, rdb, keys := newSale(t, 5, 3)
 	ctx := context.Background()
 	res, err := s.Reserve(ctx, req("alice", 3, t0))
 	if err != nil {
@@ -218,8 +222,7 @@ func TestReleaseIsIdempotent(t *testing.T) {
 
 func TestAdjust(t *testing.T) {
 	t.Parallel()
-	s, _, _ := newStore(t)
-	warm(t, s, 1, sale(5, 1))
+	s, _, _ := newSale(t, 5, 1)
 	ctx := context.Background()
 	if n, err := s.Adjust(ctx, 1, 1, -5); err != nil || n != 0 {
 		t.Fatalf("adjust -5 = %d, %v; want 0", n, err)
@@ -238,8 +241,7 @@ func TestAdjust(t *testing.T) {
 // TestReserveNeverOversells hammers one sale from 100 goroutines.
 func TestReserveNeverOversells(t *testing.T) {
 	t.Parallel()
-	s, rdb, keys := newStore(t)
-	warm(t, s, 1, sale(37, 2))
+	s, rdb, keys := newSale(t, 37, 2)
 	ctx := context.Background()
 	errs := make(chan error, 300)
 	units := make(chan int, 300)

@@ -192,16 +192,26 @@ func (c *Cluster) MasterOf(tb testing.TB, rdb redis.UniversalClient, key string)
 // Role is "master" or "slave" as the node says in ROLE, or "" if it does not
 // answer.
 func (n *ClusterNode) Role() string {
+	res := n.roleReply()
+	if len(res) == 0 {
+		return ""
+	}
+	role, _ := res[0].(string)
+	return role
+}
+
+// roleReply is the node's answer to ROLE, or nil if it does not answer
+// within a second: a node being killed or restarted must not stall a test.
+func (n *ClusterNode) roleReply() []any {
 	rdb := redis.NewClient(&redis.Options{Addr: n.Addr, MaxRetries: -1})
 	defer rdb.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	res, err := rdb.Do(ctx, "ROLE").Slice()
-	if err != nil || len(res) == 0 {
-		return ""
+	if err != nil {
+		return nil
 	}
-	role, _ := res[0].(string)
-	return role
+	return res
 }
 
 // ReplicasOf returns the nodes that replicate m, as they say in ROLE.
@@ -217,12 +227,8 @@ func (c *Cluster) ReplicasOf(m *ClusterNode) []*ClusterNode {
 
 // masterAddr is the master a replica follows ("" for a master or no answer).
 func (n *ClusterNode) masterAddr() string {
-	rdb := redis.NewClient(&redis.Options{Addr: n.Addr, MaxRetries: -1})
-	defer rdb.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	res, err := rdb.Do(ctx, "ROLE").Slice()
-	if err != nil || len(res) < 3 || res[0] != "slave" {
+	res := n.roleReply()
+	if len(res) < 3 || res[0] != "slave" {
 		return ""
 	}
 	host, _ := res[1].(string)

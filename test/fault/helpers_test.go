@@ -106,10 +106,20 @@ func oneServerStorm(t *testing.T, seed uint64, red redisconn.Target) (*Setup, *S
 func stormOn(t *testing.T, s *Setup, seed uint64, red redisconn.Target) (*Server, *sql.DB,
 	redis.UniversalClient, int64, string, StormConfig, *Storm) {
 	t.Helper()
+	return stormWith(t, s, red, 1500,
+		StormConfig{Shoppers: 1200, Requests: 3000, Workers: 32, Rate: 1000, MaxQty: 2, Seed: seed})
+}
+
+// stormWith starts one server on red, creates a sale of total units (2 per
+// shopper) and starts the storm cfg describes against it, filling in the
+// sale and the setup's secret: the opening every single-server storm test
+// shares, whatever it injects next.
+func stormWith(t *testing.T, s *Setup, red redisconn.Target, total int, cfg StormConfig) (*Server, *sql.DB,
+	redis.UniversalClient, int64, string, StormConfig, *Storm) {
+	t.Helper()
 	srv := StartServer(t, s, "server", red)
 	db, rdb := s.OpenDB(t), redisClient(t, red)
-	id := createSale(t, srv.API, 1500, 2)
-	cfg := StormConfig{ItemID: id, Shoppers: 1200, Requests: 3000, Workers: 32, Rate: 1000,
-		MaxQty: 2, Secret: s.JWTSecret, Seed: seed}
+	id := createSale(t, srv.API, total, 2)
+	cfg.ItemID, cfg.Secret = id, s.JWTSecret
 	return srv, db, rdb, id, StreamKey(s.Prefix, id), cfg, StartStorm(t, cfg, NewTargets(srv.URL))
 }

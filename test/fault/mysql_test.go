@@ -26,12 +26,8 @@ func mysqlDownMidStorm(t *testing.T, red redisconn.Target) {
 	s := NewSetup(t, env)
 	my := StartMariaDB(t, env.ProcEnv, s.Dir)
 	s.MySQLBase = my.BaseDSN()
-	srv := StartServer(t, s, "server", red)
-	db := s.OpenDB(t)
-	id := createSale(t, srv.API, 3000, 2)
-	cfg := StormConfig{ItemID: id, Shoppers: 2500, Requests: 3000, Workers: 16, Rate: 200,
-		MaxQty: 2, Secret: s.JWTSecret, Seed: 6}
-	storm := StartStorm(t, cfg, NewTargets(srv.URL))
+	srv, db, _, id, _, cfg, storm := stormWith(t, s, red, 3000,
+		StormConfig{Shoppers: 2500, Requests: 3000, Workers: 16, Rate: 200, MaxQty: 2, Seed: 6})
 
 	storm.WaitDone(t, 300)
 	stopTook := my.Stop(t)

@@ -19,13 +19,8 @@ import (
 func TestRedisRestartMidStorm(t *testing.T) {
 	s := NewSetup(t, env)
 	red := StartRedis(t, env.ProcEnv, s.Dir)
-	srv := StartServer(t, s, "server", redisconn.Target{Addr: red.Addr})
-	db, rdb := s.OpenDB(t), redisClient(t, redisconn.Target{Addr: red.Addr})
-	id := createSale(t, srv.API, 2500, 2)
-	stream := StreamKey(s.Prefix, id)
-	cfg := StormConfig{ItemID: id, Shoppers: 1500, Requests: 3000, Workers: 32, Rate: 600,
-		MaxQty: 2, Secret: s.JWTSecret, Seed: 5}
-	storm := StartStorm(t, cfg, NewTargets(srv.URL))
+	srv, db, rdb, id, stream, cfg, storm := stormWith(t, s, redisconn.Target{Addr: red.Addr}, 2500,
+		StormConfig{Shoppers: 1500, Requests: 3000, Workers: 32, Rate: 600, MaxQty: 2, Seed: 5})
 
 	storm.WaitDone(t, cfg.Requests/3)
 	queued := streamLen(t, rdb, stream)

@@ -19,6 +19,17 @@ func newLocker(tb testing.TB) (*lock.Locker, *redis.Client) {
 	return lock.New(rdb, prefix), rdb
 }
 
+// lockerHeldBy is newLocker with the lock "job" held by holder for ttl, or
+// by nobody when holder is "".
+func lockerHeldBy(tb testing.TB, holder string, ttl time.Duration) *lock.Locker {
+	tb.Helper()
+	l, _ := newLocker(tb)
+	if holder != "" {
+		mustObtain(tb, l, "job", holder, ttl)
+	}
+	return l
+}
+
 // mustObtain obtains name for owner or fails the test.
 func mustObtain(tb testing.TB, l *lock.Locker, name, owner string, ttl time.Duration) *lock.Lock {
 	tb.Helper()
@@ -64,10 +75,7 @@ func TestObtain(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			l, _ := newLocker(t)
-			if tt.holder != "" {
-				mustObtain(t, l, "job", tt.holder, time.Second)
-			}
+			l := lockerHeldBy(t, tt.holder, time.Second)
 			lk, err := l.Obtain(context.Background(), "job", owner, tt.ttl)
 			switch {
 			case tt.wantErr == errAny && err != nil:

@@ -243,10 +243,7 @@ func TestRunResult(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			l, _ := newLocker(t)
-			if tt.holder != "" {
-				mustObtain(t, l, "job", tt.holder, time.Minute)
-			}
+			l := lockerHeldBy(t, tt.holder, time.Minute)
 			ran := false
 			err := l.Run(context.Background(), "job", "me", time.Second, func(context.Context) error {
 				ran = true

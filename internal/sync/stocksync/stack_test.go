@@ -42,6 +42,15 @@ func newStack(tb testing.TB) *stack {
 	return newStackOn(tb, redisconn.Target{Addr: testenv.RedisAddr(tb)})
 }
 
+// onEachRedis runs test on a fresh stack on the shared Redis and on the
+// shared Redis Cluster, as subtests named after the target.
+func onEachRedis(t *testing.T, test func(t *testing.T, s *stack)) {
+	t.Helper()
+	for _, tgt := range testenv.RedisTargets(t) {
+		t.Run(tgt.Name, func(t *testing.T) { test(t, newStackOn(t, tgt.Redis)) })
+	}
+}
+
 // newStackOn is newStack on Redis target t (a single Redis or a cluster).
 func newStackOn(tb testing.TB, t redisconn.Target) *stack {
 	tb.Helper()
@@ -54,6 +63,18 @@ func newStackOn(tb testing.TB, t redisconn.Target) *stack {
 	s.syncer = stocksync.New(db.Gorm, s.stock, lock.New(rdb, prefix), clock, s.log)
 	s.sales = sale.New(db.Gorm, s.stock, s.syncer, clock, s.log)
 	return s
+}
+
+// editMySQL applies set (an SQL assignment list) to the sale and its
+// variants in MySQL only, as an operator editing the database behind
+// Redis's back would.
+func (s *stack) editMySQL(tb testing.TB, itemID int64, set string) {
+	tb.Helper()
+	for _, q := range []string{"UPDATE items SET " + set + " WHERE id = ?", "UPDATE variants SET " + set + " WHERE item_id = ?"} {
+		if err := s.db.Gorm.Exec(q, itemID).Error; err != nil {
+			tb.Fatal(err)
+		}
+	}
 }
 
 // sale creates a sale open from t0 for an hour and warms it.
@@ -127,6 +148,16 @@ func (s *stack) drained(tb testing.TB, itemID int64) {
 	testenv.WaitFor(tb, 20*time.Second, func() bool {
 		return s.rdb.XLen(context.Background(), s.keys.Item(itemID).Stream()).Val() == 0
 	}, "stream of item %d not drained", itemID)
+}
+
+// settle starts a worker, waits until it has persisted all the sale
+// queued, and checks the invariants: how a test ends once the fault it
+// injected is over.
+func (s *stack) settle(tb testing.TB, it catalog.Item) {
+	tb.Helper()
+	s.workers(tb, 1, time.Second)
+	s.drained(tb, it.ID)
+	s.invariants(tb, it)
 }
 
 // invariants checks invariants 1, 2 and 4 once drained, against the rows.

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/seckill/seckill/internal/stock"
-	"github.com/seckill/seckill/internal/testenv"
 )
 
 // TestStormSellsExactlyTheStock: 200 shoppers try 3 times each for 50 units
@@ -19,9 +18,7 @@ import (
 // once, and the stats agree throughout the storm.
 func TestStormSellsExactlyTheStock(t *testing.T) {
 	t.Parallel()
-	for _, tgt := range testenv.RedisTargets(t) {
-		t.Run(tgt.Name, func(t *testing.T) { stormSellsExactlyTheStock(t, newStackOn(t, tgt.Redis)) })
-	}
+	onEachRedis(t, stormSellsExactlyTheStock)
 }
 
 func stormSellsExactlyTheStock(t *testing.T, s *stack) {

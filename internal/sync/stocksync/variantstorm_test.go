@@ -28,9 +28,7 @@ import (
 // stores and the stats agree per size.
 func TestStormAcrossVariants(t *testing.T) {
 	t.Parallel()
-	for _, tgt := range testenv.RedisTargets(t) {
-		t.Run(tgt.Name, func(t *testing.T) { stormAcrossVariants(t, newStackOn(t, tgt.Redis)) })
-	}
+	onEachRedis(t, stormAcrossVariants)
 }
 
 func stormAcrossVariants(t *testing.T, s *stack) {
