@@ -6,10 +6,17 @@ package lua
 
 import _ "embed"
 
-// Reserve atomically checks a sale and reserves stock for one shopper.
+// gcra is the rate limit that RateLimit and Reserve share: Lua scripts
+// cannot include one another, so it goes in front of each of them.
 //
+//go:embed gcra.lua
+var gcra string
+
 //go:embed reserve.lua
-var Reserve string
+var reserve string
+
+// Reserve atomically checks a sale and reserves stock for one shopper.
+var Reserve = gcra + reserve
 
 // Release returns one reservation's stock, idempotently.
 //
@@ -21,10 +28,11 @@ var Release string
 //go:embed adjust.lua
 var Adjust string
 
-// RateLimit counts one request against a GCRA rate limit.
-//
 //go:embed ratelimit.lua
-var RateLimit string
+var rateLimit string
+
+// RateLimit counts one request against a GCRA rate limit.
+var RateLimit = gcra + rateLimit
 
 // Offer counts, passes and expires the units of a draw sale offered to
 // shoppers (see its header).

@@ -1,8 +1,5 @@
--- ratelimit.lua: one request against a rate limit, by GCRA (the generic cell
--- rate algorithm: a token bucket kept as one number). The key holds the
--- "theoretical arrival time" (TAT) in microseconds: when the bucket would be
--- full again. A request is allowed if it would not push the TAT more than
--- burst intervals past now.
+-- ratelimit.lua: one request against a rate limit, by GCRA (gcra.lua, which
+-- lua.go puts in front of this script, defines gcra and store).
 --
 -- KEYS[1] the limit's key (one per shopper or client IP and action)
 -- ARGV[1] now, unix microseconds, from the server's clock
@@ -21,14 +18,9 @@ local now = tonumber(ARGV[1])
 local interval = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
 
-local tat = tonumber(redis.call('GET', KEYS[1]) or now)
-if tat < now then
-  tat = now
+local wait, tat = gcra(KEYS[1], now, interval, burst)
+if wait > 0 then
+  return {0, wait}
 end
-local new_tat = tat + interval
-local allow_at = new_tat - interval * burst
-if now < allow_at then
-  return {0, allow_at - now}
-end
-redis.call('SET', KEYS[1], new_tat, 'PX', math.ceil((new_tat - now) / 1000) + 1)
+store(KEYS[1], tat, now)
 return {1, 0}

@@ -221,25 +221,8 @@ local function available()
   return table.concat(ids, ',')
 end
 
--- gcra counts one request against the limit kept at key, as
--- lua/ratelimit.lua does: it returns 0 with the new arrival time, or the
--- microseconds to wait, writing nothing.
-local function gcra(key, now, interval, burst)
-  local tat = tonumber(redis.call('GET', key) or now)
-  if tat < now then
-    tat = now
-  end
-  local newTat = tat + interval
-  local allowAt = newTat - interval * burst
-  if now < allowAt then
-    return allowAt - now
-  end
-  return 0, newTat
-end
-
-local function store(key, tat, now)
-  redis.call('SET', key, tat, 'PX', math.ceil((tat - now) / 1000) + 1)
-end
+-- gcra and store come from gcra.lua, which lua.go puts in front of this
+-- script.
 
 local shopperEvery, shopperBurst = tonumber(ARGV[2]) or 0, tonumber(ARGV[3]) or 0
 local clientEvery, clientBurst = tonumber(ARGV[4]) or 0, tonumber(ARGV[5]) or 0

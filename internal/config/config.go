@@ -218,16 +218,22 @@ func (r *reader) fail(name, v string, err error) {
 	}
 }
 
-func (r *reader) boolean(name string, def bool) bool {
+// parse reads name with conv, or def when it is unset; a value conv
+// refuses is kept as Load's error.
+func parse[T any](r *reader, name string, def T, conv func(string) (T, error)) T {
 	v := r.getenv(name)
 	if v == "" {
 		return def
 	}
-	b, err := strconv.ParseBool(v)
+	x, err := conv(v)
 	if err != nil {
 		r.fail(name, v, err)
 	}
-	return b
+	return x
+}
+
+func (r *reader) boolean(name string, def bool) bool {
+	return parse(r, name, def, strconv.ParseBool)
 }
 
 // onOff reads "on" or "off", or any form strconv.ParseBool takes.
@@ -242,27 +248,11 @@ func (r *reader) onOff(name string, def bool) bool {
 }
 
 func (r *reader) integer(name string, def int) int {
-	v := r.getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		r.fail(name, v, err)
-	}
-	return n
+	return parse(r, name, def, strconv.Atoi)
 }
 
 func (r *reader) duration(name string, def time.Duration) time.Duration {
-	v := r.getenv(name)
-	if v == "" {
-		return def
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		r.fail(name, v, err)
-	}
-	return d
+	return parse(r, name, def, time.ParseDuration)
 }
 
 func (r *reader) list(name string) []string {

@@ -12,35 +12,29 @@ import (
 )
 
 // What is wrong with a published draw: Verify's errors wrap one of these.
-// Problem names each with the code the test vectors and the page use.
+// Each carries the code the test vectors and the page use (see Problem).
 var (
-	ErrMalformed          = errors.New("draw: the published draw is malformed")
-	ErrNothingPublished   = errors.New("draw: nothing is published before entries open")
-	ErrCommitmentMismatch = errors.New("draw: the commitment is not the one seen before the close")
-	ErrSeedMismatch       = errors.New("draw: the seed is not the one committed to")
-	ErrWinners            = errors.New("draw: the winners are not the heads of the rankings")
-	ErrBackfill           = errors.New("draw: the units passed on did not go down the rankings")
-	ErrEntryMissing       = errors.New("draw: the shopper's entry is not among the entries")
-	ErrSaltMismatch       = errors.New("draw: the salt is not the one seen when the shopper entered")
-	ErrVariantMismatch    = errors.New("draw: the shopper's entry is under another variant than the one entered for")
+	ErrMalformed          error = &problem{"malformed", "draw: the published draw is malformed"}
+	ErrNothingPublished   error = &problem{"nothing_published", "draw: nothing is published before entries open"}
+	ErrCommitmentMismatch error = &problem{"commitment_mismatch", "draw: the commitment is not the one seen before the close"}
+	ErrSeedMismatch       error = &problem{"seed_mismatch", "draw: the seed is not the one committed to"}
+	ErrWinners            error = &problem{"winners_wrong", "draw: the winners are not the heads of the rankings"}
+	ErrBackfill           error = &problem{"backfill_wrong", "draw: the units passed on did not go down the rankings"}
+	ErrEntryMissing       error = &problem{"entry_missing", "draw: the shopper's entry is not among the entries"}
+	ErrSaltMismatch       error = &problem{"salt_mismatch", "draw: the salt is not the one seen when the shopper entered"}
+	ErrVariantMismatch    error = &problem{"variant_mismatch", "draw: the shopper's entry is under another variant than the one entered for"}
 )
 
-var problems = []struct {
-	err  error
-	code string
-}{
-	{ErrMalformed, "malformed"}, {ErrNothingPublished, "nothing_published"},
-	{ErrCommitmentMismatch, "commitment_mismatch"}, {ErrSeedMismatch, "seed_mismatch"},
-	{ErrWinners, "winners_wrong"}, {ErrBackfill, "backfill_wrong"}, {ErrEntryMissing, "entry_missing"},
-	{ErrSaltMismatch, "salt_mismatch"}, {ErrVariantMismatch, "variant_mismatch"},
-}
+// problem is one of the errors above: its message, and its code.
+type problem struct{ code, msg string }
+
+func (p *problem) Error() string { return p.msg }
 
 // Problem is the code of what Verify found wrong, "" for none.
 func Problem(err error) string {
-	for _, p := range problems {
-		if errors.Is(err, p.err) {
-			return p.code
-		}
+	var p *problem
+	if errors.As(err, &p) {
+		return p.code
 	}
 	return ""
 }

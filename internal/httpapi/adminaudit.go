@@ -15,12 +15,6 @@ type AuditLog interface {
 	List(ctx context.Context, f audit.Filter, limit int, cursor int64) (audit.Page, error)
 }
 
-// Paging of GET /admin/audit.
-const (
-	auditDefaultLimit = 50
-	auditMaxLimit     = 200
-)
-
 // auditLog answers a page of the audit log, newest first. The cursor is the
 // id of the last entry of the page before, so entries recorded meanwhile
 // never shift a page.
@@ -44,7 +38,7 @@ func (a adminAPI) auditLog(c *gin.Context) {
 }
 
 func auditQuery(c *gin.Context) (limit int, cursor int64, f audit.Filter, err error) {
-	if limit, cursor, err = seqPage(c, auditDefaultLimit, auditMaxLimit); err != nil {
+	if limit, cursor, err = seqPage(c); err != nil {
 		return 0, 0, f, err
 	}
 	if s, ok := c.GetQuery("item_id"); ok {
@@ -56,14 +50,21 @@ func auditQuery(c *gin.Context) (limit int, cursor int64, f audit.Filter, err er
 	return limit, cursor, f, nil
 }
 
-// seqPage reads the limit (def when absent, at most most) and cursor of a
-// list paged by a sequence number, newest first: the cursor is the number
-// of the previous page's last entry.
-func seqPage(c *gin.Context, def, most int) (limit int, cursor int64, err error) {
-	limit = def
+// Paging of the admin lists paged by sequence number (GET /admin/audit,
+// GET /admin/webhooks).
+const (
+	seqPageDefault = 50
+	seqPageMax     = 200
+)
+
+// seqPage reads the limit (seqPageDefault when absent, at most seqPageMax)
+// and cursor of a list paged by a sequence number, newest first: the cursor
+// is the number of the previous page's last entry.
+func seqPage(c *gin.Context) (limit int, cursor int64, err error) {
+	limit = seqPageDefault
 	if s, ok := c.GetQuery("limit"); ok {
-		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > most {
-			return 0, 0, invalidLimit(most)
+		if limit, err = strconv.Atoi(s); err != nil || limit < 1 || limit > seqPageMax {
+			return 0, 0, invalidLimit(seqPageMax)
 		}
 	}
 	if s, ok := c.GetQuery("cursor"); ok {

@@ -23,12 +23,6 @@ type webhookAPI struct {
 	admin WebhookAdmin
 }
 
-// Paging of GET /admin/webhooks.
-const (
-	webhooksDefaultLimit = 50
-	webhooksMaxLimit     = 200
-)
-
 // list answers a page of deliveries, newest first, with the outbox's
 // counts and the endpoints configured.
 func (w webhookAPI) list(c *gin.Context) {
@@ -46,7 +40,7 @@ func (w webhookAPI) list(c *gin.Context) {
 }
 
 func webhooksQuery(c *gin.Context) (limit int, cursor int64, state string, err error) {
-	if limit, cursor, err = seqPage(c, webhooksDefaultLimit, webhooksMaxLimit); err != nil {
+	if limit, cursor, err = seqPage(c); err != nil {
 		return 0, 0, "", err
 	}
 	switch state = c.Query("state"); state {

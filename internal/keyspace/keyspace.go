@@ -102,6 +102,18 @@ func (s Space) Item(id int64) Item {
 // so it may live in any slot.
 func (s Space) Registry() string { return s.prefix + ":items" }
 
+// RegistryIDs are the sale ids among the Registry's members, which are
+// decimal ids; a member that is not one is skipped.
+func RegistryIDs(members []string) []int64 {
+	ids := make([]int64, 0, len(members))
+	for _, m := range members {
+		if id, err := strconv.ParseInt(m, 10, 64); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
 // Item is the key set of one sale.
 type Item struct{ base string }
 

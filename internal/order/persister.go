@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -155,28 +154,23 @@ func (p *Persister) idle(ctx context.Context, d time.Duration) {
 	}
 }
 
-func (p *Persister) hinted() []string {
-	ids := p.hints.take()
+func (p *Persister) hinted() []string { return p.streams(p.hints.take()) }
+
+// registered lists the stream of every warmed sale.
+func (p *Persister) registered(ctx context.Context) ([]string, error) {
+	members, err := p.rdb.SMembers(ctx, p.keys.Registry()).Result()
+	if err != nil {
+		return nil, fmt.Errorf("list streams: %w", err)
+	}
+	return p.streams(keyspace.RegistryIDs(members)), nil
+}
+
+func (p *Persister) streams(ids []int64) []string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
 		out[i] = p.keys.Item(id).Stream()
 	}
 	return out
-}
-
-// registered lists the stream of every warmed sale.
-func (p *Persister) registered(ctx context.Context) ([]string, error) {
-	ids, err := p.rdb.SMembers(ctx, p.keys.Registry()).Result()
-	if err != nil {
-		return nil, fmt.Errorf("list streams: %w", err)
-	}
-	out := make([]string, 0, len(ids))
-	for _, s := range ids {
-		if id, err := strconv.ParseInt(s, 10, 64); err == nil {
-			out = append(out, p.keys.Item(id).Stream())
-		}
-	}
-	return out, nil
 }
 
 // read takes up to a batch of new entries from each stream, one

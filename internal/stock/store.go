@@ -270,13 +270,7 @@ func (s *Store) WarmItems(ctx context.Context) ([]int64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read warmed items: %w", err)
 	}
-	ids := make([]int64, 0, len(members))
-	for _, m := range members {
-		if id, err := strconv.ParseInt(m, 10, 64); err == nil {
-			ids = append(ids, id)
-		}
-	}
-	return ids, nil
+	return keyspace.RegistryIDs(members), nil
 }
 
 // Meta is what the scripts enforce of a sale: its window, the per-shopper

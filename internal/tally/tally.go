@@ -73,45 +73,39 @@ func New(db *gorm.DB, log *slog.Logger) *Set {
 func (s *Set) Add(itemID int64, k Kind) { s.add(itemID, k, 1) }
 
 // add counts n events of a summed kind.
-func (s *Set) add(itemID int64, k Kind, n int64) {
-	if s == nil || itemID <= 0 {
-		return
-	}
-	s.mu.RLock()
-	c := s.sales[itemID]
-	if c != nil {
-		c.n[k].Add(n)
-	}
-	s.mu.RUnlock()
-	if c == nil {
-		s.slow(itemID, func(c *sale) { c.n[k].Add(n) })
-	}
-}
+func (s *Set) add(itemID int64, k Kind, n int64) { s.count(itemID, k, n, addTo) }
 
 // Level records that the sale's running total of kind k was seen at v;
 // the highest seen is kept.
-func (s *Set) Level(itemID int64, k Kind, v int64) {
+func (s *Set) Level(itemID int64, k Kind, v int64) { s.count(itemID, k, v, raise) }
+
+// count applies op with v to the sale's counter of kind k under the read
+// lock, or under the write lock when the sale is first seen. op is a plain
+// function, not a closure, so counting allocates nothing.
+func (s *Set) count(itemID int64, k Kind, v int64, op func(*atomic.Int64, int64)) {
 	if s == nil || itemID <= 0 {
 		return
 	}
 	s.mu.RLock()
 	c := s.sales[itemID]
 	if c != nil {
-		raise(&c.n[k], v)
+		op(&c.n[k], v)
 	}
 	s.mu.RUnlock()
 	if c == nil {
-		s.slow(itemID, func(c *sale) { raise(&c.n[k], v) })
+		s.slow(itemID, k, v, op)
 	}
 }
+
+func addTo(a *atomic.Int64, n int64) { a.Add(n) }
 
 func raise(a *atomic.Int64, v int64) {
 	for cur := a.Load(); v > cur && !a.CompareAndSwap(cur, v); cur = a.Load() {
 	}
 }
 
-// slow adds a sale first seen, under the write lock.
-func (s *Set) slow(itemID int64, count func(*sale)) {
+// slow adds a sale first seen, under the write lock, and counts.
+func (s *Set) slow(itemID int64, k Kind, v int64, op func(*atomic.Int64, int64)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.sales[itemID]
@@ -123,7 +117,7 @@ func (s *Set) slow(itemID int64, count func(*sale)) {
 		c = &sale{}
 		s.sales[itemID] = c
 	}
-	count(c)
+	op(&c.n[k], v)
 }
 
 // Run flushes every interval, and once more when ctx ends.

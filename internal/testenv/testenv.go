@@ -28,11 +28,38 @@ const howTo = "run `make test` (it starts local MySQL and Redis), or set " +
 	"SECKILL_TEST_MYSQL_DSN (a DSN without a database name whose user may create databases seckill_*) " +
 	"and SECKILL_TEST_REDIS_ADDR, or start a Docker engine for testcontainers"
 
+// server is one service every test of a binary shares: the address its
+// variable names, else a container started the first time a test asks.
+type server struct {
+	name, env string
+	start     func() (string, error)
+
+	once sync.Once
+	addr string
+	err  error
+}
+
 var (
-	mysqlOnce, redisOnce sync.Once
-	mysqlBase, redisAddr string
-	mysqlErr, redisErr   error
+	mysqlServer = &server{name: "MySQL", env: "SECKILL_TEST_MYSQL_DSN", start: startMySQLContainer}
+	redisServer = &server{name: "Redis", env: "SECKILL_TEST_REDIS_ADDR", start: startRedisContainer}
 )
+
+// get is the server's address (a DSN for MySQL), or fails tb saying how to
+// provide one.
+func (s *server) get(tb testing.TB) string {
+	tb.Helper()
+	s.once.Do(func() {
+		if addr := lookupEnv(s.env); addr != "" {
+			s.addr = addr
+			return
+		}
+		s.addr, s.err = s.start()
+	})
+	if s.err != nil {
+		tb.Fatalf("testenv: no %s for tests: %v; %s", s.name, s.err, howTo)
+	}
+	return s.addr
+}
 
 // DB is a fresh, migrated MySQL database for one test.
 type DB struct {
@@ -43,7 +70,7 @@ type DB struct {
 // MySQL creates a database for this test, migrates it and drops it in cleanup.
 func MySQL(tb testing.TB) DB {
 	tb.Helper()
-	base := mysqlServer(tb)
+	base := mysqlServer.get(tb)
 	cfg, err := mysql.ParseDSN(base)
 	if err != nil {
 		tb.Fatalf("testenv: SECKILL_TEST_MYSQL_DSN: %v", err)
@@ -73,7 +100,7 @@ func MySQL(tb testing.TB) DB {
 // every key under the prefix.
 func Redis(tb testing.TB) (*redis.Client, string) {
 	tb.Helper()
-	addr := redisServer(tb)
+	addr := redisServer.get(tb)
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	ctx := context.Background()
 	if err := rdb.Ping(ctx).Err(); err != nil {
@@ -91,37 +118,7 @@ func Redis(tb testing.TB) (*redis.Client, string) {
 }
 
 // RedisAddr is the address of the test Redis server.
-func RedisAddr(tb testing.TB) string { tb.Helper(); return redisServer(tb) }
-
-func mysqlServer(tb testing.TB) string {
-	tb.Helper()
-	mysqlOnce.Do(func() {
-		if dsn := lookupEnv("SECKILL_TEST_MYSQL_DSN"); dsn != "" {
-			mysqlBase = dsn
-			return
-		}
-		mysqlBase, mysqlErr = startMySQLContainer()
-	})
-	if mysqlErr != nil {
-		tb.Fatalf("testenv: no MySQL for tests: %v; %s", mysqlErr, howTo)
-	}
-	return mysqlBase
-}
-
-func redisServer(tb testing.TB) string {
-	tb.Helper()
-	redisOnce.Do(func() {
-		if addr := lookupEnv("SECKILL_TEST_REDIS_ADDR"); addr != "" {
-			redisAddr = addr
-			return
-		}
-		redisAddr, redisErr = startRedisContainer()
-	})
-	if redisErr != nil {
-		tb.Fatalf("testenv: no Redis for tests: %v; %s", redisErr, howTo)
-	}
-	return redisAddr
-}
+func RedisAddr(tb testing.TB) string { tb.Helper(); return redisServer.get(tb) }
 
 // The containers live as long as the test binary; Ryuk reaps them after.
 func startMySQLContainer() (string, error) {

@@ -14,18 +14,14 @@ func writePagesRuns(w io.Writer, p *Pages) {
 	if p == nil {
 		return
 	}
-	if len(p.Refresh) > 0 {
-		fmt.Fprintf(w, "\nPages held, the sale page's refresh (wrk, GET %s, req/s):\n\n", p.Path)
-		var rows [][]string
-		for _, r := range p.Refresh {
-			rows = append(rows, []string{fmt.Sprint(r.Round), Thousands(r.Ceiling.RPS), Thousands(r.Seckill.RPS),
+	writeRuns(w, fmt.Sprintf("Pages held, the sale page's refresh (wrk, GET %s, req/s)", p.Path), []string{"round", "ceiling",
+		"seckill", "ratio", "seckill, If-None-Match", "errors and non-2xx (seckill)", "wrk cores (ceiling / seckill)"},
+		p.Refresh, func(r RefreshRound) []string {
+			return []string{fmt.Sprint(r.Round), Thousands(r.Ceiling.RPS), Thousands(r.Seckill.RPS),
 				times(Ratio(r.Seckill.RPS, r.Ceiling.RPS)), Thousands(r.Revalidate.RPS),
 				fmt.Sprint(r.Seckill.Non2xx + r.Seckill.SocketErrors() + r.Revalidate.Non2xx + r.Revalidate.SocketErrors()),
-				fmt.Sprintf("%.2f / %.2f", r.Ceiling.GenCores(), r.Seckill.GenCores())})
-		}
-		writeTable(w, []string{"round", "ceiling", "seckill", "ratio", "seckill, If-None-Match", "errors and non-2xx (seckill)",
-			"wrk cores (ceiling / seckill)"}, rows)
-	}
+				fmt.Sprintf("%.2f / %.2f", r.Ceiling.GenCores(), r.Seckill.GenCores())}
+		})
 	if len(p.Follow) > 0 {
 		fmt.Fprintf(w, "\nPages held, purchases followed until confirmed (per purchase followed; CPU less the held pages' estimated share):\n\n")
 		var rows [][]string

@@ -60,53 +60,52 @@ func rowCells(rows []Row) [][]string {
 	return out
 }
 
-func writePurchaseRuns(w io.Writer, title string, rounds []PurchaseRound) {
+// writeRuns writes a table of a measure's rounds under title, one row of
+// cells per round; nothing when the measure did not run.
+func writeRuns[R any](w io.Writer, title string, header []string, rounds []R, cells func(R) []string) {
 	if len(rounds) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n%s (wrk, req/s):\n\n", title)
-	var rows [][]string
+	fmt.Fprintf(w, "\n%s:\n\n", title)
+	rows := make([][]string, 0, len(rounds))
 	for _, r := range rounds {
-		rows = append(rows, []string{fmt.Sprint(r.Round), Thousands(r.Floor.RPS), Thousands(r.Seckill.RPS),
-			times(Ratio(r.Seckill.RPS, r.Floor.RPS)), Mix(r.Outcomes), fmt.Sprintf("%.1f s", r.DrainSeconds),
-			fmt.Sprintf("%.2f / %.2f", r.Floor.GenCores(), r.Seckill.GenCores())})
+		rows = append(rows, cells(r))
 	}
-	writeTable(w, []string{"round", "floor", "seckill", "ratio", "seckill outcomes (metrics)", "backlog drained after", "wrk cores (floor / seckill)"}, rows)
+	writeTable(w, header, rows)
+}
+
+func writePurchaseRuns(w io.Writer, title string, rounds []PurchaseRound) {
+	writeRuns(w, title+" (wrk, req/s)", []string{"round", "floor", "seckill", "ratio", "seckill outcomes (metrics)",
+		"backlog drained after", "wrk cores (floor / seckill)"}, rounds, func(r PurchaseRound) []string {
+		return []string{fmt.Sprint(r.Round), Thousands(r.Floor.RPS), Thousands(r.Seckill.RPS),
+			times(Ratio(r.Seckill.RPS, r.Floor.RPS)), Mix(r.Outcomes), fmt.Sprintf("%.1f s", r.DrainSeconds),
+			fmt.Sprintf("%.2f / %.2f", r.Floor.GenCores(), r.Seckill.GenCores())}
+	})
 }
 
 func writeSoldOutRuns(w io.Writer, rounds []SoldOutRound) {
-	if len(rounds) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\nThroughput once sold out (wrk, req/s):\n\n")
-	var rows [][]string
-	for _, r := range rounds {
+	writeRuns(w, "Throughput once sold out (wrk, req/s)", []string{"round", "ceiling", "seckill", "ratio",
+		"seckill outcomes (metrics)", "wrk cores (ceiling / seckill)"}, rounds, func(r SoldOutRound) []string {
 		outcomes := Mix(r.Outcomes)
 		if r.Reused {
 			outcomes += " (shopper list went round again)"
 		}
-		rows = append(rows, []string{fmt.Sprint(r.Round), Thousands(r.Ceiling.RPS), Thousands(r.Seckill.RPS),
+		return []string{fmt.Sprint(r.Round), Thousands(r.Ceiling.RPS), Thousands(r.Seckill.RPS),
 			times(Ratio(r.Seckill.RPS, r.Ceiling.RPS)), outcomes,
-			fmt.Sprintf("%.2f / %.2f", r.Ceiling.GenCores(), r.Seckill.GenCores())})
-	}
-	writeTable(w, []string{"round", "ceiling", "seckill", "ratio", "seckill outcomes (metrics)", "wrk cores (ceiling / seckill)"}, rows)
+			fmt.Sprintf("%.2f / %.2f", r.Ceiling.GenCores(), r.Seckill.GenCores())}
+	})
 }
 
 func writePersistRuns(w io.Writer, rounds []PersistRound) {
-	if len(rounds) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\nPersistence (rows/s):\n\n")
-	var rows [][]string
-	for _, r := range rounds {
-		rows = append(rows, []string{fmt.Sprint(r.Round), Thousands(r.Plain.RowsPerSec), Thousands(r.Persister.RowsPerSec),
+	writeRuns(w, "Persistence (rows/s)", []string{"round", "plain INSERT", "persister", "ratio", "persister with events",
+		"with / without events", "time (plain / persister / with events)",
+		"MariaDB CPU ms per row (plain / persister / with events)"}, rounds, func(r PersistRound) []string {
+		return []string{fmt.Sprint(r.Round), Thousands(r.Plain.RowsPerSec), Thousands(r.Persister.RowsPerSec),
 			times(Ratio(r.Persister.RowsPerSec, r.Plain.RowsPerSec)), Thousands(r.Events.RowsPerSec),
 			times(Ratio(r.Events.RowsPerSec, r.Persister.RowsPerSec)),
 			fmt.Sprintf("%.2f s / %.2f s / %.2f s", r.Plain.Seconds, r.Persister.Seconds, r.Events.Seconds),
-			fmt.Sprintf("%.4f / %.4f / %.4f", r.Plain.MySQLmsPerRow(), r.Persister.MySQLmsPerRow(), r.Events.MySQLmsPerRow())})
-	}
-	writeTable(w, []string{"round", "plain INSERT", "persister", "ratio", "persister with events", "with / without events",
-		"time (plain / persister / with events)", "MariaDB CPU ms per row (plain / persister / with events)"}, rows)
+			fmt.Sprintf("%.4f / %.4f / %.4f", r.Plain.MySQLmsPerRow(), r.Persister.MySQLmsPerRow(), r.Events.MySQLmsPerRow())}
+	})
 }
 
 func writePaced(w io.Writer, name string, l *LatencyResult) {

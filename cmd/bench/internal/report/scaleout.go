@@ -99,27 +99,22 @@ func PerInstance(c ScaleCase) string {
 }
 
 func writeScaleRuns(w io.Writer, title string, rounds []ScaleOutRound, drains bool) {
-	if len(rounds) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\n%s (wrk, req/s; two instances: one wrk per instance at once, summed):\n\n", title)
 	header := []string{"round", "one instance", "two instances", "per instance", "ratio",
 		"outcomes one / two (metrics)", "machine busy one / two"}
 	if drains {
 		header = append(header, "backlog drained after one / two", "orders per persister transaction one / two")
 	}
-	var rows [][]string
-	for _, r := range rounds {
-		row := []string{fmt.Sprint(r.Round), Thousands(r.One.RPS), Thousands(r.Two.RPS), PerInstance(r.Two),
-			times(Ratio(r.Two.RPS, r.One.RPS)), scaleMix(r.One) + " / " + scaleMix(r.Two),
-			percent(r.One.MachineBusy) + "% / " + percent(r.Two.MachineBusy) + "%"}
-		if drains {
-			row = append(row, fmt.Sprintf("%.1f s / %.1f s", r.One.DrainSeconds, r.Two.DrainSeconds),
-				fmt.Sprintf("%.0f / %.0f", r.One.perTx(), r.Two.perTx()))
-		}
-		rows = append(rows, row)
-	}
-	writeTable(w, header, rows)
+	writeRuns(w, title+" (wrk, req/s; two instances: one wrk per instance at once, summed)", header, rounds,
+		func(r ScaleOutRound) []string {
+			row := []string{fmt.Sprint(r.Round), Thousands(r.One.RPS), Thousands(r.Two.RPS), PerInstance(r.Two),
+				times(Ratio(r.Two.RPS, r.One.RPS)), scaleMix(r.One) + " / " + scaleMix(r.Two),
+				percent(r.One.MachineBusy) + "% / " + percent(r.Two.MachineBusy) + "%"}
+			if drains {
+				row = append(row, fmt.Sprintf("%.1f s / %.1f s", r.One.DrainSeconds, r.Two.DrainSeconds),
+					fmt.Sprintf("%.0f / %.0f", r.One.perTx(), r.Two.perTx()))
+			}
+			return row
+		})
 }
 
 func scaleMix(c ScaleCase) string {

@@ -136,26 +136,24 @@ func (e *envDefaults) str(name, def string) string {
 	return def
 }
 
-func (e *envDefaults) integer(name string, def int) int {
+// parse reads name with conv, or def when it is unset; the first value conv
+// refuses is kept, with what was wanted instead.
+func parse[T any](e *envDefaults, name string, def T, conv func(string) (T, error), want string) T {
 	v := e.getenv(name)
 	if v == "" {
 		return def
 	}
-	n, err := strconv.Atoi(v)
+	x, err := conv(v)
 	if err != nil && e.err == nil {
-		e.err = fmt.Errorf("%s=%q: want a whole number", name, v)
+		e.err = fmt.Errorf("%s=%q: want %s", name, v, want)
 	}
-	return n
+	return x
+}
+
+func (e *envDefaults) integer(name string, def int) int {
+	return parse(e, name, def, strconv.Atoi, "a whole number")
 }
 
 func (e *envDefaults) duration(name string, def time.Duration) time.Duration {
-	v := e.getenv(name)
-	if v == "" {
-		return def
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil && e.err == nil {
-		e.err = fmt.Errorf("%s=%q: want a duration such as 8s", name, v)
-	}
-	return d
+	return parse(e, name, def, time.ParseDuration, "a duration such as 8s")
 }
